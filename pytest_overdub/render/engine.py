@@ -1,0 +1,550 @@
+"""The canonical offline renderer (SPEC section 6): a song in, a stereo float64 mix and its stems out.
+
+The chain, per heard track::
+
+    notes -> instrument -> inserts in order -> track gain -> balance pan      (= the track's stem)
+
+then ``sum of stems -> master inserts -> master gain -> master clip``.
+
+Conventions and the choices this module makes where the spec leaves room:
+
+* **Float64, stereo ``(2, n)``, 48 kHz canonical.** ``n`` = the song's end (rounded up to a bar) plus a
+  1.5 s tail (:mod:`pytest_overdub.song.timing`). Frames are found by rounding half up.
+* **Which tracks are heard.** ``tracks=None``: the whole mix; if any track is soloed only soloed tracks
+  play, and a muted track never plays (mute wins over solo). ``tracks=[ids or names]``: exactly those
+  tracks, mute and solo ignored (how scopes render). ``Render.stems`` holds the heard tracks only.
+* **Notes.** A note at ``clip.start + note.t`` beats; a note with ``t >= clip.length`` is not heard; its
+  heard duration is ``min(d, length - t)``; a muted clip is skipped. ``NoteEvent.index`` is the note's
+  position among all the track's notes (every clip, in clip order, muted or not), so it is stable. Notes
+  reach the instrument sorted by onset, then index.
+* **Clip gain** scales the instrument's *output* for that clip's notes, never the velocity (velocity
+  changes timbre). Notes are grouped by clip gain; with one group (the common case, all clips at 0 dB)
+  the instrument renders once; with several, a fresh instrument (same seed) renders each group and the
+  scaled groups are summed. The price, stated: a mono/legato instrument does not glide across clips of
+  different gain.
+* **Audio clips** play ``song.assets[clip.asset]`` (base64 WAV/FLAC, decoded with soundfile; mono is
+  doubled, extra channels dropped; resampled to ``sr`` with ``scipy.signal.resample_poly``) from
+  ``clip.start`` for ``clip.length`` beats, starting ``clip.offset`` seconds into the asset, scaled by
+  the clip gain, then through the track's inserts.
+* **Automation** (``auto``: ``{param: [{t, v}]}``, linear between points, held before the first and after
+  the last). Instruments read their params at each note's onset (``NoteEvent.params``). Effects are
+  called per *segment*: a device with automation has its track cut at every automation point and, inside
+  a ramp, every :data:`SEGMENT_FRAMES` frames; each segment is processed with the param values at the
+  segment's centre (a staircase approximation of the ramp, at most 8192 frames = 171 ms per step at
+  48 kHz). A device without automation is called once with the whole track. Devices carry their state
+  between calls, so cutting never changes an unautomated sound.
+* **Params** of house devices are the spec's defaults overlaid with the stored values, clamped and
+  snapped (:meth:`DeviceSpec.resolve`); an unknown key or a non-number is an ``error`` warning and that
+  key is dropped. Song-defined devices: declared params are clamped to their declared range, undeclared
+  numeric params pass through to the kernel as they are.
+* **Seeds**: the first 8 bytes (big-endian) of ``sha256("device_id|track_id")``; master inserts use the
+  track id ``"master"``. Never Python's ``hash()``.
+* **Latency**: an effect's ``latency_frames`` (read once, after it is built) is compensated: its input is
+  padded with that many zeros at the end and its output shifted earlier by that many frames.
+* **Faults** never stop a render; they become :class:`RenderWarning`\\ s:
+  ``bypass`` (unknown device id: an instrument bypassed is a silent track, an insert passes through),
+  ``fault`` (the device raised while building or processing, or returned the wrong shape: the track goes on
+  without it), ``error`` (NaN/inf output, replaced by the device's input / silence; a bad param).
+* Devices get their input as a read-only view: a device must return a new array, not write in place.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import math
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from ..devices import house_class
+from ..devices.base import Effect, Instrument, NoteEvent
+from ..errors import DeviceError, RenderError
+from ..song.model import Clip, Insert, Song, Track, song_from_data
+from ..song.timing import Timeline
+from .stems import PROCESS_CACHE, StemCache, StemWarning, stem_key
+
+#: Longest segment an automated effect is processed in while a param ramps.
+SEGMENT_FRAMES = 8192
+#: Track or master gain at or below this is silence.
+SILENCE_DB = -120.0
+#: Soft clip: exactly linear up to -3 dBFS, a tanh knee above that approaches -0.5 dBFS.
+SOFT_CLIP_LINEAR = 10.0 ** (-3.0 / 20.0)
+SOFT_CLIP_CEILING = 10.0 ** (-0.5 / 20.0)
+
+
+@dataclass(frozen=True)
+class RenderWarning:
+    """``kind`` is "bypass" | "fault" | "error"; ``where`` names the device
+    (``"tracks[2] Keys insert fx_ab12 core.verb"``); ``message`` says what happened."""
+
+    kind: str
+    where: str
+    message: str
+
+
+@dataclass(frozen=True, eq=False)
+class Render:
+    """The result of :func:`render`. ``mix`` is ``(2, n)`` after the master chain; ``stems`` maps each
+    heard track's id to its ``(2, n)`` post-fader, post-pan, pre-master stem (read-only arrays)."""
+
+    mix: np.ndarray
+    stems: dict[str, np.ndarray]
+    sr: int
+    timeline: Timeline
+    warnings: tuple[RenderWarning, ...]
+
+
+# --- small pure helpers -------------------------------------------------------------------------
+
+def device_seed(device_id: str, track_id: str) -> int:
+    """A device's seed: the first 8 bytes of sha256("device_id|track_id"), big-endian."""
+    return int.from_bytes(hashlib.sha256(f"{device_id}|{track_id}".encode()).digest()[:8], "big")
+
+
+def db_to_gain(gain_db: float) -> float:
+    """Linear gain of ``gain_db``; :data:`SILENCE_DB` or lower is exactly 0."""
+    return 0.0 if gain_db <= SILENCE_DB else 10.0 ** (gain_db / 20.0)
+
+
+def balance_gains(pan: float) -> tuple[float, float]:
+    """(left, right) gains of a balance pan: centre is unity on both sides; pan > 0 leaves the right at
+    unity and scales the left by cos(pan*pi/2); pan < 0 mirrors that."""
+    pan = float(pan)
+    if pan > 0:
+        return (0.0 if pan >= 1 else math.cos(pan * math.pi / 2)), 1.0
+    if pan < 0:
+        return 1.0, (0.0 if pan <= -1 else math.cos(-pan * math.pi / 2))
+    return 1.0, 1.0
+
+
+def soft_clip(x: np.ndarray) -> np.ndarray:
+    """The master soft clip: ``y = x`` for ``|x| <= a`` (a = -3 dBFS), else
+    ``sign(x) * (a + (c - a) * tanh((|x| - a) / (c - a)))`` with c = -0.5 dBFS. C1-continuous at ``a``
+    (slope 1 on both sides) and strictly below ``c`` for every finite input."""
+    a, c = SOFT_CLIP_LINEAR, SOFT_CLIP_CEILING
+    y = np.array(x, dtype=np.float64, copy=True)
+    mag = np.abs(y)
+    over = mag > a
+    if over.any():
+        y[over] = np.sign(y[over]) * (a + (c - a) * np.tanh((mag[over] - a) / (c - a)))
+    return y
+
+
+def hard_clip(x: np.ndarray) -> np.ndarray:
+    """The "clean" master clip: a hard clamp at +-1."""
+    return np.clip(x, -1.0, 1.0)
+
+
+# --- params -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Table:
+    """How one device reads params: its defaults and a coercion that raises DeviceError."""
+
+    defaults: Mapping[str, float]
+    coerce: Callable[[str, Any], float]
+
+
+def _house_table(cls: type) -> _Table:
+    spec = getattr(cls, "spec", None)
+    if spec is None:
+        return _Table({}, _plain_number)
+    return _Table(spec.defaults(), lambda key, value: spec.resolve({key: value})[key])
+
+
+def _kernel_table(defn) -> _Table:
+    ranges = {p.key: (p.min, p.max) for p in defn.params}
+
+    def coerce(key: str, value: Any) -> float:
+        v = _plain_number(key, value)
+        if key in ranges:
+            lo, hi = ranges[key]
+            v = min(max(v, lo), hi)
+        return v
+
+    return _Table({p.key: float(p.default) for p in defn.params}, coerce)
+
+
+def _plain_number(key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise DeviceError(f"{key}: {value!r} is not a finite number")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class _Params:
+    """A device's resolved static params and its usable automation (beats, values per key)."""
+
+    table: _Table
+    base: Mapping[str, float]
+    auto: Mapping[str, tuple[np.ndarray, np.ndarray]]
+
+    def at_beats(self, beats: np.ndarray) -> dict[str, np.ndarray]:
+        """Each automated param's raw (unclamped) value at the given beats."""
+        return {k: np.interp(beats, ts, vs) for k, (ts, vs) in self.auto.items()}
+
+    def resolved(self, raw: Mapping[str, float]) -> dict[str, float]:
+        out = dict(self.base)
+        for k, v in raw.items():
+            out[k] = self.table.coerce(k, float(v))
+        return out
+
+
+def _resolve_params(table: _Table, params: Mapping[str, Any], auto, warn: Callable[[str, str], None]
+                    ) -> _Params:
+    base = dict(table.defaults)
+    for key, value in params.items():
+        try:
+            base[key] = table.coerce(key, value)
+        except DeviceError as exc:
+            warn("error", f"param ignored: {exc}")
+    usable: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for key, points in auto.items():
+        if not points:
+            continue
+        pts = sorted(points, key=lambda p: p.t)
+        try:
+            table.coerce(key, float(pts[0].v))
+        except DeviceError as exc:
+            warn("error", f"automation ignored: {exc}")
+            continue
+        usable[key] = (np.array([p.t for p in pts], dtype=np.float64),
+                       np.array([p.v for p in pts], dtype=np.float64))
+    return _Params(table, MappingProxyType(base), MappingProxyType(usable))
+
+
+# --- building devices ---------------------------------------------------------------------------
+
+@dataclass
+class _Ctx:
+    """What every device build of one render shares."""
+
+    song: Song
+    tl: Timeline
+    trusted: bool
+    overrides: Mapping[str, type]
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """A device ready to build (again): ``build()`` returns a fresh instance with the same seed."""
+
+    build: Callable[[], Any]
+    params: _Params
+
+
+def _lookup(dev_id: str, role: str, ctx: _Ctx, track_id: str, raw_params, auto,
+            warn: Callable[[str, str], None]) -> _Slot | None:
+    """Find ``dev_id`` (test overrides, house, song-defined); a bypass/error warning and None if unusable."""
+    seed = device_seed(dev_id, track_id)
+    common = dict(sr=ctx.tl.sr, tempo_bpm=ctx.tl.tempo_bpm, seed=seed)
+    try:
+        cls = ctx.overrides.get(dev_id) or house_class(dev_id)
+    except Exception as exc:  # a house module that fails to import faults its devices, not the render
+        warn("fault", f"failed to load {dev_id}: {type(exc).__name__}: {exc}")
+        return None
+    if cls is not None:
+        base_cls = Instrument if role == "instrument" else Effect
+        if not issubclass(cls, base_cls):
+            warn("error", f"{dev_id} is not an {role}; bypassed")
+            return None
+        params = _resolve_params(_house_table(cls), raw_params, auto, warn)
+        return _Slot(lambda: cls(params=dict(params.base), **common), params)
+    defn = ctx.song.devices.get(dev_id)
+    if defn is None:
+        warn("bypass", f"unknown device {dev_id!r}; bypassed")
+        return None
+    if defn.kind != role:
+        warn("error", f"song-defined device {dev_id!r} is an {defn.kind}, used as an {role}; bypassed")
+        return None
+    params = _resolve_params(_kernel_table(defn), raw_params, auto, warn)
+    data = defn.model_dump(mode="json", by_alias=True)
+
+    def build():
+        from . import kernels  # lazy: the sandbox machinery loads only for songs that need it
+        return kernels.build_kernel_device(data, trusted=ctx.trusted, **common)
+
+    return _Slot(build, params)
+
+
+def _try_build(slot: _Slot, warn: Callable[[str, str], None]):
+    try:
+        return slot.build()
+    except Exception as exc:  # any fault in a device is a warning, never a crashed render
+        warn("fault", f"failed to build: {type(exc).__name__}: {exc}")
+        return None
+
+
+# --- effects ------------------------------------------------------------------------------------
+
+def automation_segments(params: _Params, tl: Timeline, n_frames: int) -> list[tuple[int, int]]:
+    """Cut ``[0, n_frames)`` at every automation point and every SEGMENT_FRAMES inside a ramp."""
+    cuts = {0, n_frames}
+    for ts, vs in params.auto.values():
+        frames = [tl.beats_to_frames(t) for t in ts]
+        cuts.update(f for f in frames if 0 < f < n_frames)
+        for i in range(len(frames) - 1):
+            if vs[i] != vs[i + 1]:
+                cuts.update(f for f in range(frames[i] + SEGMENT_FRAMES, frames[i + 1], SEGMENT_FRAMES)
+                            if 0 < f < n_frames)
+    edges = sorted(cuts)
+    return list(zip(edges[:-1], edges[1:]))
+
+
+def _checked(out: Any, n: int, what: str) -> np.ndarray:
+    """The device's output as float64 (2, n); RenderError (-> fault) on a wrong shape."""
+    y = np.asarray(out, dtype=np.float64)
+    if y.shape != (2, n):
+        raise RenderError(f"{what} returned shape {getattr(out, 'shape', type(out).__name__)}, "
+                          f"expected (2, {n})")
+    return y
+
+
+def run_effect(device, x: np.ndarray, params: _Params, tl: Timeline) -> np.ndarray:
+    """Process ``x`` (2, n) through ``device`` with automation segments and latency compensation.
+    Raises whatever the device raises, and RenderError for a wrong shape."""
+    n = x.shape[1]
+    latency = max(int(getattr(device, "latency_frames", 0) or 0), 0)
+    src = np.concatenate([x, np.zeros((2, latency))], axis=1) if latency else x
+    src = src.view()
+    src.setflags(write=False)
+    total = n + latency
+    segments = automation_segments(params, tl, total) if params.auto else [(0, total)]
+    if len(segments) == 1:
+        y = _checked(device.process(src, params.base), total, "process")
+    else:
+        y = np.empty((2, total))
+        centres = tl.frames_to_beats(1.0) * (np.array([a + b for a, b in segments]) / 2.0)
+        raw = params.at_beats(centres)
+        for i, (a, b) in enumerate(segments):
+            seg_params = params.resolved({k: v[i] for k, v in raw.items()})
+            y[:, a:b] = _checked(device.process(src[:, a:b], seg_params), b - a, "process")
+    return y[:, latency:] if latency else y
+
+
+def _effect_chain(x: np.ndarray, inserts: Iterable[Insert], ctx: _Ctx, track_id: str,
+                  warnings: list[StemWarning]) -> np.ndarray:
+    for ins in inserts:
+        if not ins.on:
+            continue
+        where = f"insert {ins.id} {ins.device}"
+        warn = _warner(warnings, where)
+        slot = _lookup(ins.device, "effect", ctx, track_id, ins.params, ins.auto, warn)
+        device = _try_build(slot, warn) if slot is not None else None
+        if device is None:
+            continue
+        try:
+            y = run_effect(device, x, slot.params, ctx.tl)
+        except Exception as exc:
+            warn("fault", f"failed while processing: {type(exc).__name__}: {exc}; passed through")
+            continue
+        if not np.isfinite(y).all():
+            warn("error", "produced NaN or inf; passed through")
+            continue
+        x = y
+    return x
+
+
+def _warner(warnings: list[StemWarning], where: str) -> Callable[[str, str], None]:
+    return lambda kind, message: warnings.append(StemWarning(kind, where, message))
+
+
+# --- sources: notes and audio clips -------------------------------------------------------------
+
+def note_groups(track: Track, tl: Timeline) -> dict[float, list[tuple[float, float, int, float, int]]]:
+    """Heard notes grouped by clip gain (dB): ``(start_s, dur_s, pitch, velocity, index)`` each."""
+    groups: dict[float, list[tuple[float, float, int, float, int]]] = {}
+    index = 0
+    for clip in track.clips:
+        for note in clip.notes:
+            i, index = index, index + 1
+            if clip.mute or clip.kind != "notes" or note.t >= clip.length:
+                continue
+            dur_beats = min(note.d, clip.length - note.t)
+            start_s = tl.beats_to_seconds(clip.start + note.t)
+            groups.setdefault(clip.gain, []).append(
+                (start_s, tl.beats_to_seconds(dur_beats), note.p, note.v, i))
+    return groups
+
+
+def _events(raw: list[tuple[float, float, int, float, int]], params: _Params, tl: Timeline
+            ) -> list[NoteEvent]:
+    raw = sorted(raw, key=lambda r: (r[0], r[4]))
+    if params.auto:
+        onsets = np.array([tl.seconds_to_beats(r[0]) for r in raw])
+        values = params.at_beats(onsets)
+        per_note = [MappingProxyType(params.resolved({k: v[j] for k, v in values.items()}))
+                    for j in range(len(raw))]
+    else:
+        per_note = [params.base] * len(raw)
+    return [NoteEvent(start_s=s, dur_s=d, pitch=p, velocity=v, index=i, params=per_note[j])
+            for j, (s, d, p, v, i) in enumerate(raw)]
+
+
+def _instrument_source(track: Track, ctx: _Ctx, warnings: list[StemWarning]) -> np.ndarray:
+    n = ctx.tl.n_frames
+    out = np.zeros((2, n))
+    inst = track.instrument
+    if inst is None:
+        return out
+    warn = _warner(warnings, f"instrument {inst.device}")
+    slot = _lookup(inst.device, "instrument", ctx, track.id, inst.params, inst.auto, warn)
+    if slot is None:
+        return out
+    groups = note_groups(track, ctx.tl) or {0.0: []}
+    for gain_db, raw in sorted(groups.items()):
+        device = _try_build(slot, warn)
+        if device is None:
+            return np.zeros((2, n))
+        try:
+            y = _checked(device.render(_events(raw, slot.params, ctx.tl), n_frames=n), n, "render")
+        except Exception as exc:
+            warn("fault", f"failed while rendering: {type(exc).__name__}: {exc}; track silent")
+            return np.zeros((2, n))
+        if not np.isfinite(y).all():
+            warn("error", "produced NaN or inf; track silent")
+            return np.zeros((2, n))
+        out += y if gain_db == 0 else y * db_to_gain(gain_db)
+    return out
+
+
+def decode_asset(data_b64: str, *, sr: int) -> np.ndarray:
+    """An embedded WAV/FLAC as float64 (2, n) at ``sr``. RenderError if it cannot be decoded."""
+    import soundfile as sf
+    from scipy.signal import resample_poly
+
+    try:
+        audio, file_sr = sf.read(io.BytesIO(base64.b64decode(data_b64, validate=False)),
+                                 dtype="float64", always_2d=True)
+    except Exception as exc:
+        raise RenderError(f"cannot decode the asset as WAV/FLAC: {exc}") from None
+    x = audio.T
+    x = np.vstack([x[0], x[0]]) if x.shape[0] == 1 else x[:2]
+    if file_sr != sr:
+        g = math.gcd(int(file_sr), int(sr))
+        x = resample_poly(x, int(sr) // g, int(file_sr) // g, axis=1)
+    return np.ascontiguousarray(x, dtype=np.float64)
+
+
+def _audio_source(track: Track, ctx: _Ctx, warnings: list[StemWarning]) -> np.ndarray | None:
+    clips = [(j, c) for j, c in enumerate(track.clips) if c.kind == "audio" and not c.mute]
+    if not clips:
+        return None
+    tl, n = ctx.tl, ctx.tl.n_frames
+    out = np.zeros((2, n))
+    decoded: dict[str, np.ndarray] = {}
+    for j, clip in clips:
+        warn = _warner(warnings, f"clips[{j}] {clip.id} asset {clip.asset}")
+        asset = ctx.song.assets.get(clip.asset or "")
+        if asset is None:
+            warn("error", f"asset {clip.asset!r} is not in song.assets; clip silent")
+            continue
+        if clip.asset not in decoded:
+            try:
+                decoded[clip.asset] = decode_asset(asset.data, sr=tl.sr)
+            except RenderError as exc:
+                warn("error", f"{exc}; clip silent")
+                continue
+        _place(out, decoded[clip.asset], clip, tl)
+    return out
+
+
+def _place(out: np.ndarray, audio: np.ndarray, clip: Clip, tl: Timeline) -> None:
+    a = tl.beats_to_frames(clip.start)
+    b = min(tl.beats_to_frames(clip.start + clip.length), out.shape[1])
+    skip = tl.seconds_to_frames(clip.offset)
+    piece = audio[:, skip:skip + max(b - a, 0)]
+    out[:, a:a + piece.shape[1]] += piece * db_to_gain(clip.gain)
+
+
+# --- stems and the mix --------------------------------------------------------------------------
+
+def render_stem(track: Track, ctx: _Ctx) -> tuple[np.ndarray, tuple[StemWarning, ...]]:
+    """One track through its instrument, audio clips, inserts, gain and balance pan."""
+    warnings: list[StemWarning] = []
+    x = _instrument_source(track, ctx, warnings)
+    audio = _audio_source(track, ctx, warnings)
+    if audio is not None:
+        x += audio
+    x = _effect_chain(x, track.inserts, ctx, track.id, warnings)
+    g = db_to_gain(track.gain)
+    left, right = balance_gains(track.pan)
+    return x * np.array([[g * left], [g * right]]), tuple(warnings)
+
+
+def heard_tracks(song: Song, tracks: Iterable[str] | None) -> list[tuple[int, Track]]:
+    """(position, track) of each heard track, in song order (see the module docstring)."""
+    if tracks is None:
+        soloed = any(t.solo for t in song.tracks)
+        return [(i, t) for i, t in enumerate(song.tracks) if not t.mute and (t.solo or not soloed)]
+    if isinstance(tracks, str):
+        raise RenderError(f"tracks must be a list of track ids or names, not the string {tracks!r}")
+    wanted: set[str] = set()
+    for ref in tracks:
+        tr = song.track(ref)
+        if tr is None:
+            known = ", ".join(f"{t.id} ({t.name})" for t in song.tracks) or "none"
+            raise RenderError(f"track {ref!r} is not in song {song.id!r}; its tracks are: {known}")
+        wanted.add(tr.id)
+    return [(i, t) for i, t in enumerate(song.tracks) if t.id in wanted]
+
+
+def _master(mix: np.ndarray, ctx: _Ctx, warnings: list[RenderWarning]) -> np.ndarray:
+    master = ctx.song.master
+    local: list[StemWarning] = []
+    y = _effect_chain(mix, master.inserts, ctx, "master", local)
+    warnings.extend(RenderWarning(w.kind, f"master {w.where}", w.message) for w in local)
+    y = y * db_to_gain(master.gain)
+    return hard_clip(y) if master.clip == "clean" else soft_clip(y)
+
+
+def _trust_default(song: Song) -> bool:
+    if not song.devices:
+        return False
+    try:
+        from . import kernels
+    except ImportError:
+        return False
+    return bool(kernels.trust_kernels_default())
+
+
+def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
+           cache: StemCache | None = None, trust_kernels: bool | None = None,
+           devices: Mapping[str, type] | None = None) -> Render:
+    """Render ``song`` to a stereo mix and per-track stems.
+
+    ``tracks``: None = the whole mix honouring mute/solo; a list of track ids (or names) = exactly those
+    tracks, mute and solo ignored. ``cache``: a :class:`StemCache`, or None for the process cache
+    :data:`~pytest_overdub.render.stems.PROCESS_CACHE`. ``trust_kernels``: run song-defined kernels
+    in-process (None = ``kernels.trust_kernels_default()``). ``devices``: extra device classes by id
+    (``Effect``/``Instrument`` subclasses) that take precedence over house devices; for tests and tools.
+    """
+    if not isinstance(song, Song):
+        song = song_from_data(song)
+    if int(sr) <= 0:
+        raise RenderError(f"sr = {sr!r}: the sample rate must be a positive number of Hz (48000 canonical)")
+    cache = PROCESS_CACHE if cache is None else cache
+    trusted = _trust_default(song) if trust_kernels is None else bool(trust_kernels)
+    overrides = dict(devices or {})
+    tl = Timeline.of(song, sr=int(sr))
+    ctx = _Ctx(song, tl, trusted, overrides)
+    override_names = [f"{k}={v.__module__}.{v.__qualname__}" for k, v in overrides.items()]
+    stems: dict[str, np.ndarray] = {}
+    warnings: list[RenderWarning] = []
+    mix = np.zeros((2, tl.n_frames))
+    for pos, track in heard_tracks(song, tracks):
+        key = stem_key(song, track, sr=tl.sr, n_frames=tl.n_frames, trusted=trusted,
+                       overrides=override_names)
+        stem = cache.get(key)
+        if stem is None:
+            stem = cache.put(key, *render_stem(track, ctx))
+        prefix = f"tracks[{pos}] {track.name or track.id}"
+        warnings.extend(RenderWarning(w.kind, f"{prefix} {w.where}", w.message) for w in stem.warnings)
+        stems[track.id] = stem.audio
+        mix += stem.audio
+    out = _master(mix, ctx, warnings)
+    return Render(mix=out, stems=stems, sr=tl.sr, timeline=tl, warnings=tuple(warnings))
