@@ -1,0 +1,118 @@
+"""Placing notes on the timeline and selecting them by track, span and pitch."""
+
+import pytest
+
+from pytest_overdub.errors import TaskError
+from pytest_overdub.notes.selection import PlacedNote, bar_range, placed_notes, resolve_tracks, select
+from pytest_overdub.song.model import Clip, Note, Song, Track
+
+
+def _start_song() -> Song:
+    bass = Track(id="t_bass", name="Bass", clips=(
+        Clip(id="c_b1", start=0, length=4, notes=(
+            Note(p=45, t=0, d=1, id="n1"),
+            Note(p=41, t=3.5, d=2, id="n2"),   # cut by the clip end: heard 0.5 beats
+            Note(p=40, t=4, d=1, id="n3"),     # t == length: never heard
+        )),
+        Clip(id="c_b2", start=4, length=4, mute=True, notes=(Note(p=48, t=0, d=1, id="n4"),)),
+    ))
+    keys = Track(id="t_keys", name="Keys", clips=(
+        Clip(id="c_k1", start=8, length=8, notes=(
+            Note(p=64, t=0, d=4, id="k1"), Note(p=57, t=0, d=4, id="k2"), Note(p=60, t=0, d=4, id="k3"),
+        )),
+    ))
+    hook = Track(id="t_hook", name="Hook", mute=True, clips=(
+        Clip(id="c_h2", start=8, length=4, notes=(Note(p=72, t=0, d=1, v=0.5, id="h2"),)),
+        Clip(id="c_h1", start=0, length=4, notes=(Note(p=76, t=1, d=1, id="h1"),)),
+    ))
+    return Song(id="s", tracks=(bass, keys, hook))
+
+
+START = _start_song()
+
+
+def _with_tracks(*tracks: Track) -> Song:
+    return START.model_copy(update={"tracks": tracks})
+
+
+def _ids(tracks):
+    return [t.id for t in tracks]
+
+
+def test_placed_notes_cut_by_clip_and_unheard_and_muted_clip():
+    got = placed_notes(START, START.track("Bass"))
+    # 45 at 0 for 1 beat; 41 at 3.5 cut to 0.5 (length 4 - t 3.5); 40 at t=4 is past the clip's end;
+    # the muted clip's 48 is not placed.
+    assert got == [PlacedNote("t_bass", "c_b1", "n1", 45, 0.0, 1.0, 0.8),
+                   PlacedNote("t_bass", "c_b1", "n2", 41, 3.5, 0.5, 0.8)]
+    assert got[1].end_beats == 4.0
+
+
+def test_placed_notes_are_absolute_and_sorted_by_start_then_pitch():
+    keys = placed_notes(START, START.track("Keys"))
+    assert [(n.p, n.start_beats) for n in keys] == [(57, 8.0), (60, 8.0), (64, 8.0)]
+    # the clip listed first starts later; a muted TRACK still places its notes
+    hook = placed_notes(START, START.track("Hook"))
+    assert [(n.p, n.start_beats, n.v, n.clip_id) for n in hook] == [(76, 1.0, 0.8, "c_h1"),
+                                                                     (72, 8.0, 0.5, "c_h2")]
+
+
+def test_resolve_all_by_name_case_insensitive_and_by_id():
+    assert _ids(resolve_tracks(START, None, start_song=START)) == ["t_bass", "t_keys", "t_hook"]
+    assert _ids(resolve_tracks(START, ["bASS", "t_hook"], start_song=START)) == ["t_bass", "t_hook"]
+    assert _ids(resolve_tracks(START, "Keys", start_song=START)) == ["t_keys"]
+    # the same track named twice is listed once
+    assert _ids(resolve_tracks(START, ["Bass", "t_bass"], start_song=START)) == ["t_bass"]
+
+
+def test_renamed_track_is_found_by_starting_id_even_if_its_old_name_is_reused():
+    bass, keys, hook = START.tracks
+    impostor = Track(id="t_new", name="Bass")
+    song = _with_tracks(bass.model_copy(update={"name": "Low End"}), keys, hook, impostor)
+    assert _ids(resolve_tracks(song, ["Bass"], start_song=START)) == ["t_bass"]
+    assert _ids(resolve_tracks(song, ["low end"], start_song=START)) == ["t_bass"]
+
+
+def test_new_and_removed_and_added_by_name():
+    bass, keys, hook = START.tracks
+    pad = Track(id="t_pad", name="Pad")
+    song = _with_tracks(bass, keys, pad)            # Hook removed, Pad added
+    assert _ids(resolve_tracks(song, ["new"], start_song=START)) == ["t_pad"]
+    assert _ids(resolve_tracks(song, ["Hook"], start_song=START)) == []
+    assert _ids(resolve_tracks(song, ["Pad", "Bass"], start_song=START)) == ["t_pad", "t_bass"]
+    assert _ids(resolve_tracks(START, ["new"], start_song=START)) == []
+
+
+def test_unknown_track_names_the_ref_and_the_tracks():
+    with pytest.raises(TaskError, match=r"'Nobody'.*'Bass' \(t_bass\).*'Hook'"):
+        resolve_tracks(START, ["Nobody"], start_song=START)
+    with pytest.raises(TaskError, match="track reference 3"):
+        resolve_tracks(START, [3], start_song=START)
+
+
+def test_select_span_boundaries_and_pitches():
+    # Bass + Keys notes start at 0 (45), 3.5 (41), 8 (57, 60, 64)
+    got = select(START, start_song=START, tracks=["Bass", "Keys"], from_beats=3.5, to_beats=8)
+    assert [n.p for n in got] == [41]              # from is inclusive, to is exclusive
+    got = select(START, start_song=START, tracks=["Bass", "Keys"], from_beats=3.5, to_beats=8.001)
+    assert [n.p for n in got] == [41, 57, 60, 64]
+    got = select(START, start_song=START, pitches=["A2", 60])   # A2 = MIDI 45
+    assert [(n.track_id, n.p) for n in got] == [("t_bass", 45), ("t_keys", 60)]
+    # every track, no bounds: 2 bass + 3 keys + 2 hook, merged in time order
+    assert [n.start_beats for n in select(START, start_song=START)] == [0, 1, 3.5, 8, 8, 8, 8]
+
+
+def test_select_new_tracks_when_none_were_added_is_empty():
+    assert select(START, start_song=START, tracks=["new"], from_beats=0, to_beats=32) == []
+
+
+def test_bar_range():
+    assert bar_range((0, 4)) == range(0, 4)
+    assert bar_range([4, 8]) == range(4, 8)
+    assert bar_range(range(1, 2)) == range(1, 2)
+
+
+@pytest.mark.parametrize("bad", [(4, 4), (3, 1), "0-4", (0,), (-1, 2), (0.0, 4), range(0, 8, 2)])
+def test_bar_range_rejects(bad):
+    with pytest.raises(TaskError, match="bars"):
+        bar_range(bad)
