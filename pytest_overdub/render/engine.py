@@ -124,7 +124,7 @@ def balance_gains(pan: float) -> tuple[float, float]:
 def soft_clip(x: np.ndarray) -> np.ndarray:
     """The master soft clip: ``y = x`` for ``|x| <= a`` (a = -3 dBFS), else
     ``sign(x) * (a + (c - a) * tanh((|x| - a) / (c - a)))`` with c = -0.5 dBFS. C1-continuous at ``a``
-    (slope 1 on both sides) and strictly below ``c`` for every finite input."""
+    (slope 1 on both sides); never above ``c`` (it reaches ``c`` only where tanh rounds to 1)."""
     a, c = SOFT_CLIP_LINEAR, SOFT_CLIP_CEILING
     y = np.array(x, dtype=np.float64, copy=True)
     mag = np.abs(y)
