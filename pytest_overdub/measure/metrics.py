@@ -1,0 +1,119 @@
+"""Metric names (SPEC section 7) and ``measure_metric``: one figure, computing only what it needs.
+
+Names: ``lufs``, ``lufsShortMax``, ``lra``, ``truePeak``, ``peak``, ``rms``, ``crest``, ``centroid``,
+``correlation``, ``sideDb``, ``onsetsPerSec``, ``bandRel.<band>``, ``band.<a+b+...>`` and
+``side.<lo>-<hi>`` (Hz, e.g. ``side.20-120``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from pytest_overdub.errors import MeasureError
+from pytest_overdub.measure._input import amplitude_db, as_signal, power_db
+
+#: SPEC metric name -> Measurement attribute, for the single-number figures.
+SCALAR_METRICS: dict[str, str] = {
+    "lufs": "lufs",
+    "lufsShortMax": "lufs_short_max",
+    "lra": "lra",
+    "truePeak": "true_peak",
+    "peak": "peak",
+    "rms": "rms",
+    "crest": "crest",
+    "centroid": "centroid",
+    "correlation": "correlation",
+    "sideDb": "side_db",
+    "onsetsPerSec": "onsets_per_sec",
+}
+_SIDE = re.compile(r"^side\.(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$")
+
+
+@dataclass(frozen=True)
+class MetricName:
+    """A parsed metric name: ``kind`` is "scalar", "bandRel", "band" or "side"."""
+
+    kind: str
+    attr: str = ""
+    bands: tuple[str, ...] = ()
+    lo_hz: float = 0.0
+    hi_hz: float = 0.0
+
+
+def known_metrics() -> str:
+    """The accepted metric names, for error messages."""
+    from pytest_overdub.measure.spectrum import BANDS
+
+    bands = "|".join(BANDS)
+    return ", ".join(SCALAR_METRICS) + f", bandRel.<{bands}>, band.<a+b+...>, side.<lo>-<hi>"
+
+
+def parse_metric(name: object) -> MetricName:
+    """Parse a SPEC metric name; anything else is a :class:`MeasureError` listing the known names."""
+    from pytest_overdub.measure.spectrum import BANDS
+
+    if not isinstance(name, str):
+        raise MeasureError(f"metric name must be a string; got {name!r}. Known metrics: {known_metrics()}")
+    if name in SCALAR_METRICS:
+        return MetricName("scalar", attr=SCALAR_METRICS[name])
+    if name.startswith("bandRel.") and name[len("bandRel.") :] in BANDS:
+        return MetricName("bandRel", bands=(name[len("bandRel.") :],))
+    if name.startswith("band."):
+        bands = tuple(name[len("band.") :].split("+"))
+        if all(b in BANDS for b in bands):
+            return MetricName("band", bands=bands)
+    match = _SIDE.match(name)
+    if match and float(match.group(1)) < float(match.group(2)):
+        return MetricName("side", lo_hz=float(match.group(1)), hi_hz=float(match.group(2)))
+    raise MeasureError(f"unknown metric {name!r}. Known metrics: {known_metrics()}")
+
+
+def measure_metric(x: np.ndarray, *, sr: int, metric: str) -> float:
+    """One metric of a signal, computing only what it needs (a ``lufs`` request runs no key or onsets)."""
+    parsed = parse_metric(metric)
+    arr, rate = as_signal(x, sr)
+    if parsed.kind == "side":
+        from pytest_overdub.measure.stereo import band_side_of
+
+        return band_side_of(arr, sr=rate, lo_hz=parsed.lo_hz, hi_hz=parsed.hi_hz)
+    if parsed.kind in ("bandRel", "band"):
+        from pytest_overdub.measure.spectrum import band_abs_from, spectrum_of
+
+        spectrum = spectrum_of(arr, sr=rate)
+        if parsed.kind == "bandRel":
+            return power_db(spectrum.band_share(parsed.bands[0]))
+        return band_abs_from(spectrum, float(np.mean(arr * arr)), list(parsed.bands))
+    return _scalar(arr, rate, parsed.attr)
+
+
+def _scalar(arr: np.ndarray, rate: int, attr: str) -> float:
+    if attr in ("lufs", "lufs_short_max", "lra"):
+        from pytest_overdub.measure import loudness
+
+        seg = loudness.KSegments.of(arr, sr=rate)
+        if attr == "lufs":
+            return loudness.integrated_from(seg)
+        if attr == "lra":
+            return loudness.lra_from(seg)
+        return float(loudness.series_from(seg, loudness.SHORT_TERM_SEGMENTS).max())
+    if attr == "true_peak":
+        from pytest_overdub.measure.peak import _true_peak_linear
+
+        return amplitude_db(_true_peak_linear(arr))
+    if attr in ("peak", "rms", "crest"):
+        peak, rms = amplitude_db(float(np.abs(arr).max())), power_db(float(np.mean(arr * arr)))
+        return {"peak": peak, "rms": rms, "crest": peak - rms}[attr]
+    if attr == "centroid":
+        from pytest_overdub.measure.spectrum import spectrum_of
+
+        return spectrum_of(arr, sr=rate).centroid_hz()
+    if attr in ("correlation", "side_db"):
+        from pytest_overdub.measure.stereo import correlation_of, side_db_of
+
+        return correlation_of(arr) if attr == "correlation" else side_db_of(arr)
+    from pytest_overdub.measure.onsets import onset_times_of
+
+    return float(onset_times_of(arr, sr=rate).size / (arr.shape[1] / rate))

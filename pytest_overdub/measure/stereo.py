@@ -1,0 +1,84 @@
+"""Stereo image: correlation, side level, and side level within a frequency band.
+
+Conventions (SPEC section 7), for a ``(2, n)`` signal with channels L, R:
+
+* ``correlation`` = sum LR / sqrt(sum L^2 sum R^2). A mono ``(1, n)`` signal reads 1. When a channel is
+  silent the ratio is undefined: two silent channels read 1 (they are identical), one silent channel 0.
+* ``sideDb`` = 10 log10(sum (L-R)^2 / sum (L+R)^2), floored at -120 and capped at +120 (opposite
+  channels); identical channels and silence read -120.
+* ``side.<lo>-<hi>``: the same ratio after band-limiting mid (L+R) and side (L-R) with two cascaded
+  2nd-order Butterworth high-passes at ``lo`` (when lo > 0) and two cascaded 2nd-order Butterworth
+  low-passes at ``hi`` (when hi is below Nyquist): 4th-order Linkwitz-Riley slopes, zero initial state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pytest_overdub.errors import MeasureError
+from pytest_overdub.measure._input import FLOOR_DB, as_signal, power_db
+
+
+def _channels(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return (x[0], x[0]) if x.shape[0] == 1 else (x[0], x[1])
+
+
+def correlation_of(x: np.ndarray) -> float:
+    """Correlation of a validated signal (see module conventions)."""
+    left, right = _channels(x)
+    ll, rr = float(np.dot(left, left)), float(np.dot(right, right))
+    if ll == 0.0 or rr == 0.0:
+        return 1.0 if ll == rr else 0.0
+    return float(np.clip(np.dot(left, right) / np.sqrt(ll * rr), -1.0, 1.0))
+
+
+def _side_ratio_db(mid: np.ndarray, side: np.ndarray) -> float:
+    mm, ss = float(np.dot(mid, mid)), float(np.dot(side, side))
+    if ss == 0.0:
+        return FLOOR_DB
+    return power_db(ss / mm) if mm > 0.0 else -FLOOR_DB
+
+
+def side_db_of(x: np.ndarray) -> float:
+    """sideDb of a validated signal."""
+    left, right = _channels(x)
+    return _side_ratio_db(left + right, left - right)
+
+
+def correlation(x: np.ndarray, *, sr: int) -> float:
+    """Inter-channel correlation in -1..1."""
+    arr, _ = as_signal(x, sr)
+    return correlation_of(arr)
+
+
+def side_db(x: np.ndarray, *, sr: int) -> float:
+    """Side-to-mid power ratio in dB."""
+    arr, _ = as_signal(x, sr)
+    return side_db_of(arr)
+
+
+def band_side_of(x: np.ndarray, *, sr: int, lo_hz: float, hi_hz: float) -> float:
+    """``side.<lo>-<hi>`` of a validated signal."""
+    from scipy.signal import butter, sosfilt
+
+    nyquist = sr / 2.0
+    if not (np.isfinite(lo_hz) and np.isfinite(hi_hz) and 0.0 <= lo_hz < hi_hz):
+        raise MeasureError(f"side band needs 0 <= lo_hz < hi_hz (finite); got lo_hz={lo_hz!r}, hi_hz={hi_hz!r}")
+    if lo_hz >= nyquist:
+        raise MeasureError(f"side band lo_hz={lo_hz!r} must be below Nyquist ({nyquist:g} Hz at sr={sr})")
+    left, right = _channels(x)
+    ms = np.stack([left + right, left - right])
+    sections = []
+    if lo_hz > 0.0:
+        sections += [butter(2, lo_hz, btype="highpass", fs=sr, output="sos")] * 2
+    if hi_hz < nyquist:
+        sections += [butter(2, hi_hz, btype="lowpass", fs=sr, output="sos")] * 2
+    if sections:
+        ms = sosfilt(np.concatenate(sections), ms, axis=-1)
+    return _side_ratio_db(ms[0], ms[1])
+
+
+def measure_band_side(x: np.ndarray, *, sr: int, lo_hz: float, hi_hz: float) -> float:
+    """Side-to-mid ratio in dB within ``lo_hz``..``hi_hz`` (``side.<lo>-<hi>``)."""
+    arr, rate = as_signal(x, sr)
+    return band_side_of(arr, sr=rate, lo_hz=float(lo_hz), hi_hz=float(hi_hz))
