@@ -4,8 +4,8 @@ Conventions:
 
 * Pitch classes are integers 0..11 with C = 0, C#/Db = 1, ... B = 11.
 * Pitch names are scientific pitch notation with C4 = MIDI 60 (so A4 = 69, F#3 = 54, Bb2 = 46, C-1 = 0);
-  one accidental, ``#`` or ``b``, after the letter. ``Cb4`` is 59 and ``B#3`` is 60: accidentals move the
-  pitch, they do not wrap the octave number.
+  ``#``/``b`` after the letter (note names for keys and chords take one). ``Cb4`` is 59 and ``B#3`` is 60:
+  accidentals move the pitch, they do not wrap the octave number.
 * Scales are given as semitone steps above the root; ``minor`` is natural minor (Aeolian) and
   ``melodicMinor`` is the ascending (jazz) melodic minor.
 * Chord symbols are an uppercase root letter with an optional ``#``/``b``, one suffix from
@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import TaskError
+from ..song import notation
 
 LETTER_PCS: dict[str, int] = {"C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11}
 ACCIDENTALS: dict[str, int] = {"": 0, "#": 1, "b": -1}
@@ -65,7 +66,6 @@ CHORD_SUFFIXES: dict[str, tuple[int, ...]] = {
 }
 
 _NOTE_NAME = re.compile(r"^([A-G])([#b]?)$")
-_PITCH_NAME = re.compile(r"^([A-Ga-g])([#b]?)(-?\d+)$")
 _CHORD = re.compile(r"^([A-G][#b]?)(.*?)(?:/([A-G][#b]?))?$")
 
 
@@ -121,20 +121,18 @@ def parse_chord(symbol: str) -> Chord:
 
 
 def parse_pitch(text: str | int) -> int:
-    """A MIDI pitch from ``"F#3"`` (54), ``"Bb2"`` (46), ``"C4"`` (60) or a MIDI number (``"60"``, 60)."""
-    if isinstance(text, bool):
+    """A MIDI pitch from ``"F#3"`` (54), ``"Bb2"`` (46), ``"C4"`` (60) or a MIDI number (``"60"``, 60).
+
+    Names are read by the one pitch reader of the text note format (:mod:`pytest_overdub.song.notation`);
+    its errors become :class:`TaskError` here, since a check's ``pitches`` come from a task file.
+    """
+    if isinstance(text, int) and not isinstance(text, bool):
+        if not 0 <= text <= 127:
+            raise TaskError(f"pitch {text!r}: outside MIDI 0..127")
+        return text
+    if not isinstance(text, str):
         raise TaskError(f"pitch {text!r}: expected a MIDI number 0..127 or a name like C4, F#3, Bb2")
-    if isinstance(text, int):
-        midi = text
-    elif isinstance(text, str) and text.strip().lstrip("-").isdigit():
-        midi = int(text.strip())
-    else:
-        m = _PITCH_NAME.match(text.strip()) if isinstance(text, str) else None
-        if m is None:
-            raise TaskError(f"pitch {text!r}: expected a MIDI number 0..127 or a letter A-G with # or b and "
-                            f"an octave (C4 = 60, F#3 = 54, Bb2 = 46)")
-        letter, acc, octave = m.group(1).upper(), m.group(2), int(m.group(3))
-        midi = (octave + 1) * 12 + LETTER_PCS[letter] + ACCIDENTALS[acc]
-    if not 0 <= midi <= 127:
-        raise TaskError(f"pitch {text!r} is MIDI {midi}: outside 0..127")
-    return midi
+    try:
+        return notation.parse_pitch(text)
+    except notation.NotationError as exc:
+        raise TaskError(str(exc)) from None

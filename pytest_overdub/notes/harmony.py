@@ -1,0 +1,127 @@
+"""Harmony readings: ``clashes``, ``doubling``, ``roots``, ``chordsUnder`` (SPEC section 8).
+
+Conventions:
+
+* Beats are 0-based and absolute; bar ``i`` starts at ``i * beats_per_bar`` (its downbeat).
+* A note *sounds* at beat ``b`` when ``start <= b < start + dur`` (heard duration; a note that ends exactly
+  on ``b`` is silent there). Comparisons allow :data:`EPS` for floating-point noise only.
+* "Starts at" a beat means the onset is within :data:`ONSET_TOL_BEATS` (0.02 beats) of it, either side.
+* Strong beats are every ``strong_every`` beats from each bar's downbeat: beats 0 and 2 of a 4/4 bar
+  (the musician's "1 and 3"), so every 2 beats of the song.
+* A clash is an interval whose size mod 12 is 1 or 11: a minor 2nd, major 7th or minor 9th (and their
+  compounds), in either direction.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..errors import TaskError
+from .selection import PlacedNote, bar_range
+from .theory import parse_chord, scale_pcs
+
+EPS = 1e-6
+ONSET_TOL_BEATS = 0.02
+CLASH_INTERVALS = frozenset({1, 11})
+
+
+def sounding_at(note: PlacedNote, beat: float) -> bool:
+    """True when the note is heard at ``beat``: ``start <= beat < start + dur``."""
+    return note.start_beats <= beat + EPS and note.end_beats > beat + EPS
+
+
+def strong_beats_under(note: PlacedNote, *, beats_per_bar: float, strong_every: float) -> list[float]:
+    """The strong beats (see the module docstring) at which ``note`` sounds."""
+    per_bar = math.ceil(beats_per_bar / strong_every - EPS)
+    first_bar = math.floor((note.start_beats + EPS) / beats_per_bar)
+    last_bar = math.floor((note.end_beats - EPS) / beats_per_bar)
+    beats = (bar * beats_per_bar + k * strong_every for bar in range(first_bar, last_bar + 1)
+             for k in range(per_bar))
+    return [b for b in beats if sounding_at(note, b)]
+
+
+def clashes(notes: Sequence[PlacedNote], against: Sequence[PlacedNote], *, beats_per_bar: float = 4,
+            strong_every: float = 2) -> float:
+    """How many strong beats have a selected note and an ``against`` note sounding a clash together.
+
+    Each strong beat counts once however many pairs clash there. Infinity with no selected notes (an
+    empty part cannot be judged clash-free).
+    """
+    if beats_per_bar <= 0 or strong_every <= 0:
+        raise TaskError(f"clashes: beats_per_bar {beats_per_bar} and strong_every {strong_every} "
+                        f"must both be > 0")
+    if not notes:
+        return math.inf
+    beats = sorted({b for n in notes
+                    for b in strong_beats_under(n, beats_per_bar=beats_per_bar, strong_every=strong_every)})
+    hits = 0
+    for b in beats:
+        ours = {n.p for n in notes if sounding_at(n, b)}
+        theirs = {n.p for n in against if sounding_at(n, b)}
+        if any(abs(a - c) % 12 in CLASH_INTERVALS for a in ours for c in theirs):
+            hits += 1
+    return float(hits)
+
+
+def doubling(notes: Sequence[PlacedNote], against: Sequence[PlacedNote]) -> float:
+    """Share of selected notes that start within 0.02 beats of an ``against`` note of the same pitch class.
+
+    0.0 with no selected notes.
+    """
+    if not notes:
+        return 0.0
+    doubled = sum(1 for n in notes
+                  if any(abs(n.start_beats - a.start_beats) <= ONSET_TOL_BEATS + EPS and (n.p - a.p) % 12 == 0
+                         for a in against))
+    return doubled / len(notes)
+
+
+def roots(notes: Sequence[PlacedNote], *, chords: Sequence[str], bars: range | Sequence[int],
+          beats_per_bar: float = 4) -> float:
+    """Share of bars whose downbeat has an onset (within 0.02 beats) on the pitch class of the bar's chord root.
+
+    ``chords`` are cycled over the bars: bar ``i`` plays ``chords[(i - first_bar) % len(chords)]``. The root
+    of a slash chord is its named root (A for ``Am/C``), not its bass.
+    """
+    span = bar_range(bars)
+    if not chords:
+        raise TaskError("roots: chords is empty; expected at least one chord symbol (Am, F, C, G7)")
+    root_pcs = [parse_chord(c).root_pc for c in chords]
+    hit = 0
+    for i in span:
+        downbeat = i * beats_per_bar
+        want = root_pcs[(i - span.start) % len(root_pcs)]
+        if any(abs(n.start_beats - downbeat) <= ONSET_TOL_BEATS + EPS and n.p % 12 == want for n in notes):
+            hit += 1
+    return hit / len(span)
+
+
+def chords_under(notes: Sequence[PlacedNote], melody: Sequence[PlacedNote], *, bars: range | Sequence[int],
+                 voices: int = 3, hold: float = 2, key_root: str | int | None, key_scale: str | None,
+                 beats_per_bar: float = 4) -> float:
+    """Share of bars where the selection holds a chord under the melody's downbeat note.
+
+    In bar ``i`` with downbeat ``D``, the chord is the selected notes that sound at ``D`` (start at most
+    0.02 beats after ``D``, end after ``D``) and last until at least ``D + hold`` (0.02 beats of slack).
+    The bar counts when the chord has at least ``voices`` distinct pitch classes, all of them in the key
+    (no key = chromatic), and contains the pitch class of at least one melody note sounding at ``D``
+    (start at most 0.02 beats after ``D``); a bar where the melody is silent needs only the chord.
+    """
+    span = bar_range(bars)
+    if voices < 1 or hold < 0:
+        raise TaskError(f"chordsUnder: voices {voices} must be >= 1 and hold {hold} beats >= 0")
+    in_key = scale_pcs(key_root, key_scale) if key_root is not None else frozenset(range(12))
+    good = 0
+    for i in span:
+        d = i * beats_per_bar
+        chord = {n.p % 12 for n in notes if _under(n, d) and n.end_beats >= d + hold - ONSET_TOL_BEATS - EPS}
+        tune = {n.p % 12 for n in melody if _under(n, d)}
+        if len(chord) >= voices and chord <= in_key and (not tune or chord & tune):
+            good += 1
+    return good / len(span)
+
+
+def _under(note: PlacedNote, downbeat: float) -> bool:
+    """Sounding at the downbeat, allowing an onset up to 0.02 beats late."""
+    return note.start_beats <= downbeat + ONSET_TOL_BEATS + EPS and note.end_beats > downbeat + EPS

@@ -1,0 +1,99 @@
+"""Rhythm readings: ``pattern``, ``differs``, ``jitter``, ``swing`` (SPEC section 8).
+
+Conventions:
+
+* Beats are 0-based and absolute; bar ``i`` spans ``[i * beats_per_bar, (i + 1) * beats_per_bar)`` and a
+  note's position in its bar is ``start - i * beats_per_bar``.
+* The groove grid has steps ``k * grid`` (``grid`` = 0.25 beats, a 1/16 in 4/4). Each onset belongs to its
+  nearest step ``k = floor(start / grid + 1/2)``; odd ``k`` are the off-beat 16ths that swing moves.
+* Swing amount ``s`` = mean over notes on odd steps of ``(start - k * grid)`` ÷ ``grid``: 0 is straight;
+  0.24 puts the off 16ths 0.06 beats late, at (0.25 + 0.06) / 0.5 = 62 % of the eighth (a drum machine's
+  "62 % swing"; in general swing % = 50 · (1 + s)). Every note counts, so a hat and a kick on the same step
+  weigh twice. With no note on an odd step, ``s`` is 0.
+* The swung grid puts even steps at ``k * grid`` and odd steps at ``k * grid + s0 * grid``, where ``s0`` is
+  the swing of the reference (starting) groove.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..errors import TaskError
+from .selection import PlacedNote, bar_range
+from .theory import parse_pitch
+
+EPS = 1e-9
+PATTERN_TOL_BEATS = 0.03
+POSITION_DECIMALS = 3
+
+
+def pattern(notes: Sequence[PlacedNote], *, pitches: Sequence[int | str], at: Sequence[float],
+            bars: range | Sequence[int], beats_per_bar: float = 4) -> float:
+    """Share of (bar, position) pairs with an onset of one of ``pitches`` within 0.03 beats.
+
+    ``at`` holds positions in the bar in beats (0 = the downbeat).
+    """
+    span = bar_range(bars)
+    if not pitches or not at:
+        raise TaskError(f"pattern: pitches {list(pitches)!r} and positions {list(at)!r} must both be non-empty")
+    wanted = frozenset(parse_pitch(p) for p in pitches)
+    onsets = [n.start_beats for n in notes if n.p in wanted]
+    pairs = [(i, pos) for i in span for pos in at]
+    hit = sum(1 for i, pos in pairs
+              if any(abs(s - (i * beats_per_bar + pos)) <= PATTERN_TOL_BEATS + EPS for s in onsets))
+    return hit / len(pairs)
+
+
+def bar_content(notes: Sequence[PlacedNote], *, bar: int, beats_per_bar: float = 4) -> frozenset[tuple[int, float]]:
+    """The (pitch, position-in-bar rounded to 3 decimals) pairs of the notes starting in ``bar``."""
+    lo = bar * beats_per_bar
+    return frozenset((n.p, round(n.start_beats - lo, POSITION_DECIMALS))
+                     for n in notes if lo <= n.start_beats < lo + beats_per_bar)
+
+
+def differs(notes: Sequence[PlacedNote], *, bar_a: int, bar_b: int, beats_per_bar: float = 4) -> float:
+    """1.0 when both bars have notes and their (pitch, position-in-bar) sets differ, else 0.0."""
+    a = bar_content(notes, bar=bar_a, beats_per_bar=beats_per_bar)
+    b = bar_content(notes, bar=bar_b, beats_per_bar=beats_per_bar)
+    return 1.0 if a and b and a != b else 0.0
+
+
+def _step(start: float, grid: float) -> int:
+    return math.floor(start / grid + 0.5)
+
+
+def _check_grid(grid: float) -> None:
+    if not grid > 0:
+        raise TaskError(f"grid {grid!r}: expected a step in beats > 0 (0.25 = a 1/16 in 4/4)")
+
+
+def swing_amount(notes: Sequence[PlacedNote], *, grid: float = 0.25) -> float:
+    """Mean lateness of the notes on odd grid steps, as a fraction of ``grid``; 0.0 with none."""
+    _check_grid(grid)
+    late = [n.start_beats - k * grid for n in notes if (k := _step(n.start_beats, grid)) % 2 == 1]
+    return sum(late) / len(late) / grid if late else 0.0
+
+
+def swing_change(before: Sequence[PlacedNote], after: Sequence[PlacedNote], *, grid: float = 0.25) -> float:
+    """How much the swing moved: ``|s1 - s0| / |s0|``, or ``|s1|`` when the starting groove is straight."""
+    s0 = swing_amount(before, grid=grid)
+    s1 = swing_amount(after, grid=grid)
+    return abs(s1) if s0 == 0 else abs(s1 - s0) / abs(s0)
+
+
+def jitter(notes: Sequence[PlacedNote], *, reference_notes: Sequence[PlacedNote], grid: float = 0.25) -> float:
+    """RMS distance in beats of the onsets from the grid swung as ``reference_notes`` swing.
+
+    Infinity with no notes: an empty part is not a tight one.
+    """
+    _check_grid(grid)
+    if not notes:
+        return math.inf
+    shift = swing_amount(reference_notes, grid=grid) * grid
+
+    def nearest(x: float) -> float:
+        k0 = math.floor(x / grid)
+        return min(abs(x - (k * grid + (shift if k % 2 else 0.0))) for k in range(k0 - 1, k0 + 3))
+
+    return math.sqrt(sum(nearest(n.start_beats) ** 2 for n in notes) / len(notes))
