@@ -36,7 +36,7 @@ Conventions and the choices this module makes where the spec leaves room:
 * **Params** of house devices are the spec's defaults overlaid with the stored values, clamped and
   snapped (:meth:`DeviceSpec.resolve`); an unknown key or a non-number is an ``error`` warning and that
   key is dropped. Song-defined devices: declared params are clamped to their declared range, undeclared
-  numeric params pass through to the kernel as they are.
+  params are an ``error`` warning and dropped, as for house devices.
 * **Seeds**: the first 8 bytes (big-endian) of ``sha256("device_id|track_id")``; master inserts use the
   track id ``"master"``. Never Python's ``hash()``.
 * **Latency**: an effect's ``latency_frames`` (read once, after it is built) is compensated: its input is
@@ -160,11 +160,11 @@ def _kernel_table(defn) -> _Table:
     ranges = {p.key: (p.min, p.max) for p in defn.params}
 
     def coerce(key: str, value: Any) -> float:
-        v = _plain_number(key, value)
-        if key in ranges:
-            lo, hi = ranges[key]
-            v = min(max(v, lo), hi)
-        return v
+        if key not in ranges:
+            known = ", ".join(ranges) or "none"
+            raise DeviceError(f"{defn.id} has no parameter {key!r}; its parameters are: {known}")
+        lo, hi = ranges[key]
+        return min(max(_plain_number(key, value), lo), hi)
 
     return _Table({p.key: float(p.default) for p in defn.params}, coerce)
 
@@ -266,7 +266,7 @@ def _lookup(dev_id: str, role: str, ctx: _Ctx, track_id: str, raw_params, auto,
 
     def build():
         from . import kernels  # lazy: the sandbox machinery loads only for songs that need it
-        return kernels.build_kernel_device(data, trusted=ctx.trusted, **common)
+        return kernels.build_kernel_device(data, trusted=ctx.trusted, params=dict(params.base), **common)
 
     return _Slot(build, params)
 
@@ -342,11 +342,23 @@ def _effect_chain(x: np.ndarray, inserts: Iterable[Insert], ctx: _Ctx, track_id:
         except Exception as exc:
             warn("fault", f"failed while processing: {type(exc).__name__}: {exc}; passed through")
             continue
+        finally:
+            _close(device)
         if not np.isfinite(y).all():
             warn("error", "produced NaN or inf; passed through")
             continue
         x = y
     return x
+
+
+def _close(device) -> None:
+    """Release what a device holds (a song-defined kernel's sandbox child); house devices have nothing."""
+    close = getattr(device, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:  # releasing is best effort; the audio is already out
+            pass
 
 
 def _warner(warnings: list[StemWarning], where: str) -> Callable[[str, str], None]:
@@ -405,6 +417,8 @@ def _instrument_source(track: Track, ctx: _Ctx, warnings: list[StemWarning]) -> 
         except Exception as exc:
             warn("fault", f"failed while rendering: {type(exc).__name__}: {exc}; track silent")
             return np.zeros((2, n))
+        finally:
+            _close(device)
         if not np.isfinite(y).all():
             warn("error", "produced NaN or inf; track silent")
             return np.zeros((2, n))

@@ -423,3 +423,32 @@ def test_render_length_and_timeline():
     assert r.timeline.end_beats == 8.0
     assert r.mix.shape == (2, int(5.5 * SR)) and r.mix.dtype == np.float64
     assert r.sr == SR and r.timeline.beats_to_seconds(8) == 4.0
+
+
+# --- song-defined devices -----------------------------------------------------------------------
+
+def _kernel_song(source, *, params=None, kind="effect"):
+    return song(track("t_a", inserts=[{"device": "my.fx", "params": params or {}}]),
+                devices={"my.fx": {"id": "my.fx", "kind": kind, "kernel": source,
+                                   "params": [{"key": "g", "min": 0, "max": 1, "def": 0.5}]}})
+
+
+def test_song_defined_effect_runs_with_clamped_params():
+    r = go(_kernel_song("def process(x, params, ctx):\n    return x * params['g']\n",
+                        params={"g": 3.0}), trust_kernels=True)
+    assert r.warnings == ()
+    assert r.stems["t_a"][0, 0] == 1.0          # g clamped to its declared max 1
+
+
+def test_song_defined_faults_and_misuse_warn():
+    raising = go(_kernel_song("def process(x, params, ctx):\n    raise ValueError('nope')\n"),
+                 trust_kernels=True)
+    (w,) = raising.warnings
+    assert w.kind == "fault" and w.where == "tracks[0] t_a insert fx_t_a0 my.fx"
+    assert raising.stems["t_a"][0, 0] == 1.0    # passed through
+    as_instrument = go(_kernel_song("def render(notes, params, ctx, n):\n    return None\n",
+                                    kind="instrument"), trust_kernels=True)
+    assert [w.kind for w in as_instrument.warnings] == ["error"]
+    undeclared = go(_kernel_song("def process(x, params, ctx):\n    return x\n", params={"zz": 1}),
+                    trust_kernels=True)
+    assert [w.kind for w in undeclared.warnings] == ["error"] and "zz" in undeclared.warnings[0].message
