@@ -1,0 +1,110 @@
+"""Scoring: the soft fall-off, goals times gates, the house gate ``clean`` (SPEC section 8).
+
+    score = (Σ weight × check score over the goals / Σ weights) × (product of the gates' scores)
+
+Inside the target a check scores 1; outside it falls off linearly to 0 over ``soft``; without ``soft`` it
+is pass/fail. A value that is not finite scores 0; a check that raised has the value NaN, scores 0 and
+carries its error. Task scores are rounded to 3 decimals.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+
+def check_score(value: float, target: tuple[float | None, float | None], soft: float | None) -> float:
+    """1 inside ``target``, falling linearly to 0 over ``soft`` outside it; 0 when not finite."""
+    if value is None or not math.isfinite(value):
+        return 0.0
+    lo, hi = target
+    miss = 0.0
+    if lo is not None and value < lo:
+        miss = lo - value
+    elif hi is not None and value > hi:
+        miss = value - hi
+    if miss <= 0:
+        return 1.0
+    if not soft:
+        return 0.0
+    return max(0.0, 1.0 - miss / soft)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    id: str
+    label: str
+    kind: str
+    value: float
+    unit: str
+    target: tuple[float | None, float | None]
+    soft: float | None
+    weight: float | None
+    gate: bool
+    score: float
+    error: str | None = None
+    detail: str | None = None
+
+    def line(self) -> str:
+        """``1.00 w3  Chorus loudness minus verse loudness: 2.12 LU (want [1.5, 3] ±1.5)``."""
+        tag = "gate" if self.gate else f"w{_g(self.weight if self.weight is not None else 1)}"
+        unit = f" {self.unit}" if self.unit else ""
+        lo, hi = self.target
+        want = f"[{'…' if lo is None else _g(lo)}, {'…' if hi is None else _g(hi)}]"
+        if self.soft:
+            want += f" ±{_g(self.soft)}"
+        text = f"{self.score:.2f} {tag:<4}  {self.label}: {format_value(self.value)}{unit} (want {want})"
+        if self.error:
+            text += f"  ERROR: {self.error}"
+        return text
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    task: str
+    title: str
+    score: float
+    checks: tuple[CheckResult, ...]
+    warnings: tuple[str, ...] = ()
+    bench_version: str = ""
+    grader_hash: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+    error: str | None = None
+
+    def check(self, check_id: str) -> CheckResult:
+        for c in self.checks:
+            if c.id == check_id:
+                return c
+        raise KeyError(check_id)
+
+    def text(self) -> str:
+        lines = [f"{self.task}  {self.score:.3f}  ({self.title})"]
+        if self.error:
+            lines.append(f"  ERROR: {self.error}")
+        lines += [f"  {c.line()}" for c in self.checks]
+        lines += [f"  warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+def task_score(results: list[CheckResult] | tuple[CheckResult, ...]) -> float:
+    goals = [r for r in results if not r.gate]
+    total_w = sum(r.weight if r.weight is not None else 1.0 for r in goals)
+    base = sum((r.weight if r.weight is not None else 1.0) * r.score for r in goals) / total_w if total_w else 0.0
+    for r in results:
+        if r.gate:
+            base *= r.score
+    return round(base, 3)
+
+
+def format_value(v: float) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "NaN"
+    if math.isinf(v):
+        return "∞" if v > 0 else "-∞"
+    if float(v).is_integer():
+        return str(int(v))
+    return f"{v:.3g}" if abs(v) < 0.01 else f"{v:.2f}".rstrip("0").rstrip(".")
+
+
+def _g(v: float) -> str:
+    return f"{v:g}"

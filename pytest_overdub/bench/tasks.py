@@ -1,0 +1,174 @@
+"""Tasks: loading them, the song an agent is handed, and scoring a submission (SPEC sections 2 and 8).
+
+A *bench* is a directory holding ``tasks/``, ``songs/``, ``oracles/`` and ``near_misses/``. The bundled
+bench is this checkout's (or, installed from a wheel, the copy packaged as ``pytest_overdub/data``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .. import BENCH_VERSION
+from ..errors import OpError, OverdubError, SongError, TaskError
+from ..song.ids import stable_ids
+from ..song.model import Song, describe_validation_error, load_song, read_json
+from ..song.ops import apply_ops, apply_transactions
+from ..song.submission import Submission
+from .model import Task
+from .scoring import CheckResult, TaskResult, task_score
+
+__all__ = ["Bench", "Task", "bundled_bench", "load_task", "score_task", "start_song", "grader_hash"]
+
+
+@dataclass(frozen=True)
+class Bench:
+    """A directory of tasks, songs, oracles and near misses."""
+
+    root: Path
+
+    @property
+    def tasks_dir(self) -> Path:
+        return self.root / "tasks"
+
+    def task_paths(self) -> list[Path]:
+        return sorted(self.tasks_dir.glob("*.json"))
+
+    def task_ids(self) -> list[str]:
+        return [p.stem for p in self.task_paths()]
+
+    def task(self, task_id: str) -> Task:
+        path = self.tasks_dir / f"{task_id}.json"
+        if not path.exists():
+            known = ", ".join(self.task_ids()) or "none"
+            raise TaskError(f"no task {task_id!r} in {self.tasks_dir} (tasks: {known})")
+        return load_task(path)
+
+    def song(self, name: str) -> Song:
+        path = self.root / "songs" / f"{name}.json"
+        if not path.exists():
+            raise TaskError(f"song {name!r}: no file {path}")
+        return load_song(path)
+
+    def oracle_path(self, task_id: str) -> Path:
+        return self.root / "oracles" / f"{task_id}.json"
+
+    def near_miss_paths(self, task_id: str) -> list[Path]:
+        return sorted((self.root / "near_misses").glob(f"{task_id}.*.json"))
+
+
+def bundled_bench() -> Bench:
+    """The bench shipped with the package: the checkout's directories, else the wheel's data copy."""
+    here = Path(__file__).resolve().parent.parent
+    checkout = here.parent
+    if (checkout / "tasks").is_dir() and (checkout / "songs").is_dir():
+        return Bench(checkout)
+    return Bench(here / "data")
+
+
+def load_task(path: str | Path) -> Task:
+    p = Path(path)
+    data = read_json(p, error=TaskError)
+    try:
+        task = Task.model_validate(data)
+    except ValidationError as err:
+        raise TaskError(describe_validation_error(err, source=str(p))) from None
+    if task.id != p.stem:
+        raise TaskError(f"{p}: id = {task.id!r}: must equal the file name {p.stem!r}")
+    return task
+
+
+def start_song(task: Task, *, bench: Bench) -> Song:
+    """The song the agent is handed: the task's song with the house setup applied."""
+    song = bench.song(task.song)
+    try:
+        return apply_ops(song, task.setup)
+    except OpError as exc:
+        raise TaskError(f"task {task.id}: setup refused: {exc}") from None
+
+
+@lru_cache(maxsize=1)
+def _code_hash() -> str:
+    pkg = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for path in sorted(pkg.rglob("*.py")):
+        rel = path.relative_to(pkg).as_posix()
+        if rel in ("plugin.py", "cli.py") or rel.startswith("data/"):
+            continue
+        h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def grader_hash(task: Task) -> str:
+    """A hash of the scorer's own code and the task: equal hashes mean comparable scores."""
+    h = hashlib.sha256(_code_hash().encode())
+    h.update(task.model_dump_json(by_alias=True).encode())
+    return h.hexdigest()[:16]
+
+
+def candidate_song(start: Song, submission: Submission) -> Song:
+    """The song a submission makes from ``start``, with new ids renamed by position."""
+    song = submission.song if submission.is_song else apply_transactions(
+        start, [list(t) for t in submission.transactions])
+    return stable_ids(song, start=start)
+
+
+def _failed(task: Task, message: str, **kw: Any) -> TaskResult:
+    checks = tuple(
+        CheckResult(id=c.id, label=c.label, kind=c.kind, value=float("nan"), unit=c.unit,
+                    target=tuple(c.target), soft=c.soft, weight=None if c.gate else c.effective_weight,
+                    gate=c.gate, score=0.0, error=message)
+        for c in task.checks
+    )
+    return TaskResult(task=task.id, title=task.title, score=0.0, checks=checks, error=message,
+                      bench_version=BENCH_VERSION, grader_hash=grader_hash(task), **kw)
+
+
+def score_task(task: Task, submission: Submission | Song | None, *, bench: Bench,
+               trusted: bool | None = None, start: Song | None = None) -> TaskResult:
+    """Score a submission (``None`` = the do-nothing baseline) on a task."""
+    from .checks import Context, clean_result, evaluate
+
+    t0 = time.perf_counter()
+    start = start if start is not None else start_song(task, bench=bench)
+    try:
+        if submission is None:
+            song = start
+        elif isinstance(submission, Song):
+            song = stable_ids(submission, start=start)
+        else:
+            song = candidate_song(start, submission)
+    except (OpError, SongError) as exc:
+        return _failed(task, f"submission refused: {exc}")
+    if trusted is None:
+        from ..render.kernels import trust_kernels_default
+
+        trusted = trust_kernels_default()
+    ctx = Context(start=start, song=song, trusted=trusted)
+    results = [evaluate(c, ctx) for c in task.checks]
+    results.append(clean_result(ctx))
+    warnings = tuple(dict.fromkeys(_warning_text(w) for w in ctx.warnings))
+    return TaskResult(task=task.id, title=task.title, score=task_score(results), checks=tuple(results),
+                      warnings=warnings, bench_version=BENCH_VERSION, grader_hash=grader_hash(task),
+                      timings={"seconds": round(time.perf_counter() - t0, 3)})
+
+
+def _warning_text(w: Any) -> str:
+    return f"{w.kind}: {w.where}: {w.message}"
+
+
+def score_path(task: Task, path: str | Path, *, bench: Bench, trusted: bool | None = None) -> TaskResult:
+    """Score the submission file at ``path`` (any form); a bad file is a failed result, not a raise."""
+    from ..song.submission import load_submission
+
+    try:
+        sub = load_submission(path)
+    except OverdubError as exc:
+        return _failed(task, str(exc))
+    return score_task(task, sub, bench=bench, trusted=trusted)
