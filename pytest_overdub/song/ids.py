@@ -36,6 +36,8 @@ class _Renamer:
         if ident and ident in self.keep:
             return ident
         n = self.counts.get(prefix, 0)
+        while f"{prefix}_nw{n:04d}" in self.keep:  # the start may itself hold renamed ids
+            n += 1
         self.counts[prefix] = n + 1
         return f"{prefix}_nw{n:04d}"
 

@@ -28,7 +28,8 @@ KERNEL_MAX_BYTES = 256 * 1024
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # allow_inf_nan=False: JSON has no inf or NaN, and a dumped song must load back the same.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class AutoPoint(_Model):
@@ -129,7 +130,7 @@ class DeviceParam(_Model):
     default: float = Field(default=0.0, alias="def")
     unit: str = ""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
     @model_validator(mode="after")
     def _range(self) -> "DeviceParam":

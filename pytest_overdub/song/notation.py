@@ -17,7 +17,7 @@ from fractions import Fraction
 DEFAULT_VELOCITY = 0.8
 
 _LETTERS = {"C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11}
-_PITCH = re.compile(r"^([A-Ga-g])([#b]*)(-?\d+)$")
+_PITCH = re.compile(r"^([A-Ga-g])([#b]*)(-?\d{1,2})$")
 _TOKEN = re.compile(r"^(?P<p>[^@]+)@(?P<t>[^:*]+)(?::(?P<d>[^*]+))?(?:\*(?P<v>.+))?$")
 _SEPARATORS = re.compile(r"[\s,;]+")
 
@@ -33,7 +33,7 @@ class NotationError(ValueError):
 def parse_pitch(text: str) -> int:
     """``"C4"`` -> 60, ``"F#3"`` -> 54, ``"Bb2"`` -> 46, ``"64"`` -> 64."""
     s = text.strip()
-    if re.fullmatch(r"\d+", s):
+    if re.fullmatch(r"[0-9]{1,3}", s):
         p = int(s)
     else:
         m = _PITCH.match(s)
@@ -55,7 +55,7 @@ def pitch_name(p: int) -> str:
 def _number(text: str, what: str) -> float:
     try:
         return float(Fraction(text.strip()))
-    except (ValueError, ZeroDivisionError):
+    except (ValueError, ZeroDivisionError, OverflowError):
         raise NotationError(f"{what} {text!r} is not a number or fraction like 1/3") from None
 
 

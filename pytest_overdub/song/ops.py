@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 from typing import Any, Callable
 
 from pydantic import ValidationError
@@ -78,6 +79,17 @@ class _Tx:
         ids.update(s["id"] for s in self.data["sections"])
         return ids
 
+    def fresh_id(self, spec: dict, field: str, prefix: str) -> str:
+        """``spec["id"]`` if given (a string not used yet), else a new id with ``prefix``."""
+        ident = spec.get("id")
+        if ident is None or ident == "":
+            return self.new_id(prefix)
+        if not isinstance(ident, str):
+            raise _Refused(f"{field}.id", ident, "a string id")
+        if ident in self.used_ids():
+            raise _Refused(f"{field}.id", ident, "an id not already used in the song")
+        return ident
+
     def new_id(self, prefix: str) -> str:
         used = self.used_ids()
         n = 0
@@ -85,11 +97,11 @@ class _Tx:
             n += 1
         return f"{prefix}_x{n:04d}"
 
-    def deref(self, value: Any) -> Any:
+    def deref(self, value: Any, field: str = "ref") -> Any:
         if isinstance(value, str) and value.startswith("$"):
             if value[1:] not in self.refs:
                 known = ", ".join("$" + r for r in self.refs) or "none yet"
-                raise _Refused("ref", value, f"a ref made earlier in this transaction ({known})")
+                raise _Refused(field, value, f"a ref made earlier in this transaction ({known})")
             return self.refs[value[1:]]
         return value
 
@@ -101,7 +113,7 @@ class _Tx:
 
     # lookups -----------------------------------------------------------------------------------
     def track(self, ref: Any, field: str = "track") -> dict:
-        ref = self.deref(ref)
+        ref = self.deref(ref, field)
         if not isinstance(ref, str):
             raise _Refused(field, ref, "a track id or name")
         tracks = self.data["tracks"]
@@ -116,13 +128,13 @@ class _Tx:
 
     def chain(self, ref: Any) -> list:
         """The insert list of a track, or of the master for ``"master"``."""
-        ref = self.deref(ref)
+        ref = self.deref(ref, "track")
         if isinstance(ref, str) and ref.lower() == "master":
             return self.data["master"]["inserts"]
         return self.track(ref)["inserts"]
 
     def insert(self, chain: list, ref: Any, field: str = "insert") -> dict:
-        ref = self.deref(ref)
+        ref = self.deref(ref, field)
         if isinstance(ref, int) and not isinstance(ref, bool) and 0 <= ref < len(chain):
             return chain[ref]
         for ins in chain:
@@ -135,7 +147,7 @@ class _Tx:
         raise _Refused(field, ref, f"an insert id, a device id used once, or an index; this chain has {have}")
 
     def clip(self, track: dict, ref: Any, field: str = "clip") -> dict:
-        ref = self.deref(ref)
+        ref = self.deref(ref, field)
         for c in track["clips"]:
             if c["id"] == ref:
                 return c
@@ -148,7 +160,7 @@ class _Tx:
         raise _Refused(field, ref, f"a clip id, name or index on track {track['name']!r}: {have}")
 
     def section(self, ref: Any, field: str = "section") -> dict:
-        ref = self.deref(ref)
+        ref = self.deref(ref, field)
         for s in self.data["sections"]:
             if s["id"] == ref or (isinstance(ref, str) and s["name"].lower() == ref.lower()):
                 return s
@@ -176,13 +188,13 @@ class _Tx:
                                    + ", ".join(p.key for p in spec.params)) from None
                 try:
                     out[key] = param.check(value)
-                except DeviceError:
+                except (DeviceError, OverflowError):
                     raise _Refused(where, value, f"{device} {key}: {param.allowed()}") from None
             elif defined is not None:
                 out[key] = _check_defined_param(defined, key, value, where)
             else:
-                if isinstance(value, bool) or not isinstance(value, (int, float)):
-                    raise _Refused(where, value, "a number")
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
+                    raise _Refused(where, value, "a finite number")
                 out[key] = float(value)
         return out
 
@@ -215,12 +227,22 @@ def _num(op_: dict, field: str, *, lo: float | None = None, hi: float | None = N
             raise _Refused(field, None, "a number (required)")
         return default
     v = op_[field]
-    rng = f"{'' if lo is None else f'{lo:g}'}..{'' if hi is None else f'{hi:g}'} {unit}".strip()
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
-        raise _Refused(field, v, f"a number {rng}".strip())
+    if hi is None and lo is not None:
+        rng = f">= {lo:g} {unit}".strip()
+    else:
+        rng = f"{'' if lo is None else f'{lo:g}'}..{'' if hi is None else f'{hi:g}'} {unit}".strip()
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite(v):
+        raise _Refused(field, v, f"a finite number {rng}".strip())
     if (lo is not None and (v <= lo if gt else v < lo)) or (hi is not None and v > hi):
         raise _Refused(field, v, rng if not gt else f"more than {lo:g} {unit}".strip())
     return float(v)
+
+
+def _finite(v: int | float) -> bool:
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # an int too large for a float
+        return False
 
 
 def _obj(op_: dict, field: str, *, required: bool = True) -> dict:
@@ -356,9 +378,7 @@ def _project_set(tx: _Tx, o: dict) -> None:
 @op("track.add", track="required", index="optional", ref="optional")
 def _track_add(tx: _Tx, o: dict) -> None:
     spec = dict(_obj(o, "track"))
-    tid = spec.get("id") or tx.new_id("t")
-    if tid in tx.used_ids():
-        raise _Refused("track.id", tid, "an id not already used in the song")
+    tid = tx.fresh_id(spec, "track", "t")
     track = {"id": tid, "name": spec.get("name", ""), "color": spec.get("color", ""),
              "kind": spec.get("kind", "instrument"), "instrument": None, "inserts": [], "clips": [],
              "gain": 0.0, "pan": 0.0, "mute": False, "solo": False, "arm": False}
@@ -380,6 +400,9 @@ def _track_add(tx: _Tx, o: dict) -> None:
                                                          "track.instrument.params")}
     tracks = tx.data["tracks"]
     tracks.insert(_index(o, len(tracks)), track)
+    for key in ("inserts", "clips"):
+        if spec.get(key) is not None and not isinstance(spec[key], list):
+            raise _Refused(f"track.{key}", spec[key], "a list")
     for i, ins in enumerate(spec.get("inserts") or []):
         _add_insert(tx, track["inserts"], ins, None, f"track.inserts[{i}]")
     for i, clip in enumerate(spec.get("clips") or []):
@@ -437,9 +460,7 @@ def _add_insert(tx: _Tx, chain: list, spec: Any, index: int | None, field: str) 
     if not isinstance(spec, dict) or not isinstance(spec.get("device"), str):
         raise _Refused(field, spec, "{device, params, on?, id?}")
     _only(spec, field, {"id", "device", "params", "on", "auto"})
-    iid = spec.get("id") or tx.new_id("fx")
-    if iid in tx.used_ids():
-        raise _Refused(f"{field}.id", iid, "an id not already used in the song")
+    iid = tx.fresh_id(spec, field, "fx")
     on = spec.get("on", True)
     if not isinstance(on, bool):
         raise _Refused(f"{field}.on", on, "true or false")
@@ -488,9 +509,7 @@ def _add_clip(tx: _Tx, track: dict, spec: Any, field: str) -> dict:
         raise _Refused(field, spec, "{kind, start, length, name, notes}")
     _only(spec, field, {"id", "kind", "start", "length", "name", "notes", "grid", "step", "gain", "mute",
                         "asset", "offset"})
-    cid = spec.get("id") or tx.new_id("c")
-    if cid in tx.used_ids():
-        raise _Refused(f"{field}.id", cid, "an id not already used in the song")
+    cid = tx.fresh_id(spec, field, "c")
     kind = spec.get("kind", "notes")
     if kind not in ("notes", "audio"):
         raise _Refused(f"{field}.kind", kind, "\"notes\" or \"audio\"")
@@ -588,7 +607,7 @@ def _notes_set(tx: _Tx, o: dict) -> None:
     by_id = {n["id"]: n for n in clip["notes"]}
     for i, e in enumerate(edits):
         where = f"notes[{i}]"
-        if not isinstance(e, dict) or e.get("id") not in by_id:
+        if not isinstance(e, dict) or not isinstance(e.get("id"), str) or e["id"] not in by_id:
             raise _Refused(f"{where}.id", e.get("id") if isinstance(e, dict) else e,
                            f"a note id in clip {clip['id']}")
         _only(e, where, {"id", "p", "t", "d", "v"})
@@ -612,9 +631,7 @@ def _notes_replace(tx: _Tx, o: dict) -> None:
 def _section_add(tx: _Tx, o: dict) -> None:
     spec = _obj(o, "section")
     _only(spec, "section", {"id", "name", "start", "length"})
-    sid = spec.get("id") or tx.new_id("s")
-    if sid in tx.used_ids():
-        raise _Refused("section.id", sid, "an id not already used in the song")
+    sid = tx.fresh_id(spec, "section", "s")
     s = {"id": sid, "name": spec.get("name", ""), "start": _num_field(spec, "start", "section", 0, None, "beats"),
          "length": _num_field(spec, "length", "section", 0, None, "beats")}
     if s["length"] <= 0:
@@ -665,7 +682,8 @@ def _device_define(tx: _Tx, o: dict) -> None:
     except ValidationError as err:
         first = err.errors(include_url=False)[0]
         loc = ".".join(str(p) for p in first["loc"])
-        raise _Refused(f"device.{loc}" if loc else "device", first.get("input"), first["msg"]) from None
+        msg = first["msg"].removeprefix("Value error, ")
+        raise _Refused(f"device.{loc}" if loc else "device", first.get("input"), msg) from None
     old = tx.data["devices"].get(defn.id)
     data = defn.model_dump(mode="json", by_alias=True)
     if old is not None:
@@ -678,7 +696,7 @@ def _device_define(tx: _Tx, o: dict) -> None:
 @op("device.remove", id="required")
 def _device_remove(tx: _Tx, o: dict) -> None:
     did = o.get("id")
-    if did not in tx.data["devices"]:
+    if not isinstance(did, str) or did not in tx.data["devices"]:
         have = ", ".join(tx.data["devices"]) or "none"
         raise _Refused("id", did, f"a song-defined device id: {have}")
     del tx.data["devices"][did]
@@ -696,6 +714,12 @@ def _auto_target(tx: _Tx, o: dict) -> tuple[dict, str]:
     return ins, ins["device"]
 
 
+def _param_name(param: Any) -> str:
+    if not isinstance(param, str) or not param:
+        raise _Refused("param", param, "a param name like \"cutoff\"")
+    return param
+
+
 def _points(raw: Any) -> list[dict]:
     if isinstance(raw, str):
         pts = []
@@ -707,6 +731,10 @@ def _points(raw: Any) -> list[dict]:
                 raise _Refused("points", raw, "\"beat:value\" pairs like \"0:-60 16:-6\"") from None
         return pts
     if isinstance(raw, list) and all(isinstance(p, dict) and set(p) == {"t", "v"} for p in raw):
+        for i, p in enumerate(raw):
+            for key in ("t", "v"):
+                if isinstance(p[key], bool) or not isinstance(p[key], (int, float)) or not _finite(p[key]):
+                    raise _Refused(f"points[{i}].{key}", p[key], "a finite number")
         return [{"t": float(p["t"]), "v": float(p["v"])} for p in raw]
     raise _Refused("points", raw, "\"beat:value\" pairs like \"0:-60 16:-6\" or [{t, v}]")
 
@@ -715,12 +743,15 @@ def _points(raw: Any) -> list[dict]:
     **{"from": "optional", "to": "optional"})
 def _auto_write(tx: _Tx, o: dict) -> None:
     holder, device = _auto_target(tx, o)
-    param = o.get("param")
+    param = _param_name(o.get("param"))
     pts = _points(o.get("points"))
     for i, p in enumerate(pts):
         if p["t"] < 0:
             raise _Refused(f"points[{i}].t", p["t"], "a beat >= 0")
-        p["v"] = tx.check_params(device, {param: p["v"]}, "points")[param]
+        try:
+            p["v"] = tx.check_params(device, {param: p["v"]}, "points")[param]
+        except _Refused as r:
+            raise _Refused(f"points[{i}].v", r.value, r.allowed) from None
     lo = _num(o, "from", lo=0, unit="beats", default=min((p["t"] for p in pts), default=0.0))
     hi = _num(o, "to", lo=0, unit="beats", default=max((p["t"] for p in pts), default=0.0))
     kept = [p for p in holder.setdefault("auto", {}).get(param, []) if not lo <= p["t"] <= hi]
@@ -732,7 +763,7 @@ def _auto_write(tx: _Tx, o: dict) -> None:
 def _auto_clear(tx: _Tx, o: dict) -> None:
     holder, _ = _auto_target(tx, o)
     auto = holder.setdefault("auto", {})
-    params = [o["param"]] if o.get("param") is not None else list(auto)
+    params = [_param_name(o["param"])] if o.get("param") is not None else list(auto)
     lo = _num(o, "from", lo=0, unit="beats", default=0.0)
     hi = _num(o, "to", lo=0, unit="beats", default=float("inf"))
     for param in params:
@@ -768,7 +799,10 @@ def apply_op_data(tx: _Tx, o: Any, *, tx_index: int, i: int) -> None:
             raise _refuse(tx_index, i, kind, key, o[key], f"the fields of {kind}: {', '.join(fields)}")
     for key, need in fields.items():
         if need == "required" and o.get(key) is None:
-            raise _refuse(tx_index, i, kind, key, None, f"a value (required field of {kind})")
+            takes = ", ".join(f"{k}{'' if n == 'required' else '?'}" for k, n in fields.items())
+            state = "is missing" if key not in o else "is null"
+            raise OpError(f"transaction {tx_index}, op {i} ({kind}): {key} {state}: {kind} requires it "
+                          f"(fields: {takes})")
     try:
         handler(tx, o)
     except _Refused as r:
