@@ -1,0 +1,126 @@
+"""``core.comp``, ``core.limiter`` and ``core.gain``: dynamics and level.
+
+* Balance pan (SPEC section 6): centre is unity on both sides; ``pan > 0`` leaves the right at unity and
+  scales the left by ``cos(pan·π/2)``; ``pan < 0`` mirrors it.
+* Compressor: feed-forward, stereo-linked (the level is ``max(|L|, |R|)``), gain computer in dB with a
+  quadratic soft knee, then the smooth decoupled log-domain detector of Giannoulis, Massberg & Reiss
+  (JAES 2012) on the gain reduction: an instant-attack exponential release (time constant ``release``)
+  followed by a one-pole attack (time constant ``attack``). ``makeup`` is added after.
+* Limiter: ``gain`` dB of drive, then a true-peak lookahead limiter holding ``ceiling`` dBTP: the 4×
+  interpolated peak of every frame (:class:`~pytest_overdub.dsp.oversample.TruePeakDetector`) sets the
+  attenuation it needs; a sliding max over the lookahead, an exponential release (``release``) and a box
+  average over the lookahead turn that into a smooth gain that is never less attenuation than any frame
+  near the one it is applied to needs. The audio is delayed by :attr:`Limiter.latency_frames`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+import numpy as np
+from scipy import signal
+from scipy.ndimage import maximum_filter1d
+
+from ..dsp.delay import IntegerDelay
+from ..dsp.dynamics import db_to_gain, gain_computer, peak_hold_release, release_coeff
+from ..dsp.oversample import TruePeakDetector
+from .base import Effect
+from .params import HOUSE_SPECS
+
+LIMITER_LOOKAHEAD_S = 0.003
+LIMITER_MARGIN_DB = 0.02  # aims this far under the ceiling to absorb interpolation error
+
+
+def balance_gains(pan: float) -> tuple[float, float]:
+    """(left, right) factors of a balance pan in -1..1 (centre: both unity)."""
+    if pan > 0:
+        return math.cos(pan * math.pi / 2.0), 1.0
+    if pan < 0:
+        return 1.0, math.cos(-pan * math.pi / 2.0)
+    return 1.0, 1.0
+
+
+def apply_gain_pan(x: np.ndarray, *, gain_db: float, pan: float) -> np.ndarray:
+    """``x`` times ``gain_db`` with a balance pan; a fresh array."""
+    g = db_to_gain(gain_db)
+    left, right = balance_gains(pan)
+    return x * np.array([[g * left], [g * right]])
+
+
+class Gain(Effect):
+    spec = HOUSE_SPECS["core.gain"]
+
+    def process(self, x, params):
+        return apply_gain_pan(np.asarray(x, dtype=np.float64), gain_db=params["gain"], pan=params["pan"])
+
+
+class Compressor(Effect):
+    spec = HOUSE_SPECS["core.comp"]
+
+    def __init__(self, *, sr, tempo_bpm, seed, params):
+        super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
+        self._release_state = 0.0
+        self._attack_zi = np.zeros(1)
+
+    def gain_reduction_db(self, x: np.ndarray, params: Mapping[str, float]) -> np.ndarray:
+        """The smoothed gain reduction (dB, >= 0) for each frame of ``x``; advances the state."""
+        level = np.abs(x).max(axis=0)
+        with np.errstate(divide="ignore"):
+            level_db = 20.0 * np.log10(level)
+        gr = gain_computer(level_db, threshold_db=params["threshold"], ratio=params["ratio"],
+                           knee_db=params["knee"])
+        held = peak_hold_release(gr, coeff=release_coeff(params["release"] / 1000.0, sr=self.sr),
+                                 state=self._release_state)
+        if held.size:
+            self._release_state = float(held[-1])
+        a = release_coeff(params["attack"] / 1000.0, sr=self.sr)
+        smooth, self._attack_zi = signal.lfilter([1.0 - a], [1.0, -a], held, zi=self._attack_zi)
+        return smooth
+
+    def process(self, x, params):
+        x = np.asarray(x, dtype=np.float64)
+        gr = self.gain_reduction_db(x, params)
+        return x * db_to_gain(params["makeup"] - gr)[None, :]
+
+
+class Limiter(Effect):
+    spec = HOUSE_SPECS["core.limiter"]
+
+    def __init__(self, *, sr, tempo_bpm, seed, params):
+        super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
+        self.window = int(round(LIMITER_LOOKAHEAD_S * self.sr)) | 1  # odd, for the centred max filter
+        self.latency_frames = self.window + TruePeakDetector.delay_frames
+        self._detector = TruePeakDetector(channels=2)
+        self._audio = IntegerDelay(self.latency_frames)
+        span = self.window + 2  # odd: covers the frame a gain is applied to and both neighbours
+        self._max_span = span
+        self._max_hist = np.zeros(span - 1)
+        self._box_hist = np.zeros(self.window - 1)
+        self._release_state = 0.0
+
+    def _attenuation_db(self, peak: np.ndarray, params) -> np.ndarray:
+        target = params["ceiling"] - LIMITER_MARGIN_DB
+        with np.errstate(divide="ignore"):
+            need = np.maximum(20.0 * np.log10(peak) - target, 0.0)
+        # sliding max over the last `span` frames
+        z = np.concatenate([self._max_hist, need])
+        self._max_hist = z[z.shape[0] - (self._max_span - 1):].copy()
+        half = (self._max_span - 1) // 2
+        held = maximum_filter1d(z, size=self._max_span, mode="nearest")[half:half + need.shape[0]]
+        # exponential release (instant attack)
+        rel = peak_hold_release(held, coeff=release_coeff(params["release"] / 1000.0, sr=self.sr),
+                                state=self._release_state)
+        if rel.size:
+            self._release_state = float(rel[-1])
+        # box average over the lookahead window
+        w = self.window
+        z = np.concatenate([self._box_hist, rel])
+        self._box_hist = z[z.shape[0] - (w - 1):].copy()
+        cs = np.concatenate([[0.0], np.cumsum(z)])
+        return (cs[w:] - cs[:-w]) / w
+
+    def process(self, x, params):
+        x = np.asarray(x, dtype=np.float64) * db_to_gain(params["gain"])
+        att = self._attenuation_db(self._detector.process(x), params)
+        return self._audio.process(x) * db_to_gain(-att)[None, :]

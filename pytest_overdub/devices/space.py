@@ -1,0 +1,102 @@
+"""``core.verb`` (an algorithmic reverb) and ``core.width`` (mid/side width, balance, MONO BASS).
+
+Reverb signal flow: mono sum ``(L + R)/2`` → pre-delay (``predelay`` ms) → four Schroeder allpasses
+(input diffusion) → an 8-line feedback delay network (Hadamard matrix; line lengths scale with
+``size``; per-line gains give RT60 = ``decay`` seconds at low frequencies; a one-pole damping low-pass
+in the loop whose cutoff falls from 16 kHz at ``damp = 0`` to 1 kHz at ``damp = 1``) → two decorrelated
+output taps (left, right) → ``width`` on the wet's side → ``lowcut`` (2nd-order Butterworth high-pass on
+the wet) → equal-power mix: ``dry·cos(mix·π/2) + wet·sin(mix·π/2)``.
+
+Width conventions: mid ``(L + R)/2``, side ``(L - R)/2``; ``width`` scales the side (0 makes L == R
+exactly, 2 doubles the side). MONO BASS (off at 20 Hz) removes the side below the cutoff with a
+complementary 4th-order Linkwitz-Riley split: the side keeps only its high band, the mid passes the
+split's allpass (lo + hi) so mid and side stay phase-aligned above the split. The split sits one octave
+above the cutoff, so at the cutoff the side is already 24 dB down and below it falls a further
+24 dB/octave (a split *at* the cutoff would leave the side only 6 dB down there: not mono). Then the
+balance pan and the gain (see :func:`~pytest_overdub.devices.dynamics.balance_gains`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..dsp.delay import FeedbackDelayNetwork, IntegerDelay, SchroederAllpass, hadamard
+from ..dsp.filters import Crossover, SOSFilter, rbj_biquad
+from .base import Effect
+from .dynamics import apply_gain_pan
+from .params import HOUSE_SPECS
+
+LINE_MS = (29.3, 33.7, 37.9, 41.1, 45.7, 49.9, 53.3, 59.9)
+DIFFUSER_MS = (4.77, 3.59, 12.73, 9.31)
+DIFFUSER_GAIN = 0.6
+WET_GAIN = 0.7
+MONOBASS_OFF_HZ = 20.0
+MONOBASS_SPLIT_RATIO = 2.0
+
+
+class Reverb(Effect):
+    spec = HOUSE_SPECS["core.verb"]
+
+    def __init__(self, *, sr, tempo_bpm, seed, params):
+        super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
+        self._predelay = IntegerDelay(0)
+        self._diffusers = [SchroederAllpass(delay_frames=max(2, round(ms * self.sr / 1000.0)),
+                                            gain=DIFFUSER_GAIN) for ms in DIFFUSER_MS]
+        h = hadamard(8) * math.sqrt(8.0)  # ±1 rows
+        out = np.stack([h[1], h[2]]) * (WET_GAIN / math.sqrt(8.0))
+        self._fdn = FeedbackDelayNetwork(**self._fdn_args(params), sr=self.sr, out=out)
+        self._lowcut = SOSFilter(rbj_biquad("hp", freq_hz=params["lowcut"], sr=self.sr))
+
+    def _fdn_args(self, p) -> dict:
+        scale = 0.35 + 1.3 * p["size"]
+        delays = [max(2, round(ms * scale * self.sr / 1000.0)) for ms in LINE_MS]
+        cutoff = 16000.0 * (1000.0 / 16000.0) ** p["damp"]
+        return {"delays_frames": delays, "rt60_s": p["decay"],
+                "damp_pole": math.exp(-2.0 * math.pi * min(cutoff, 0.45 * self.sr) / self.sr)}
+
+    def process(self, x, params):
+        x = np.asarray(x, dtype=np.float64)
+        self._fdn.set(**self._fdn_args(params))
+        self._lowcut.set_sos(rbj_biquad("hp", freq_hz=params["lowcut"], sr=self.sr))
+        self._predelay.frames = int(round(params["predelay"] * self.sr / 1000.0))
+        mono = self._predelay.process(((x[0] + x[1]) * 0.5)[None, :])
+        for ap in self._diffusers:
+            mono = ap.process(mono)
+        wet = self._fdn.process(mono[0])
+        mid = (wet[0] + wet[1]) * 0.5
+        side = (wet[0] - wet[1]) * (0.5 * params["width"])
+        wet = self._lowcut.process(np.stack([mid + side, mid - side]))
+        angle = params["mix"] * math.pi / 2.0
+        return math.cos(angle) * x + math.sin(angle) * wet
+
+
+class Width(Effect):
+    spec = HOUSE_SPECS["core.width"]
+
+    def __init__(self, *, sr, tempo_bpm, seed, params):
+        super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
+        self._xo: Crossover | None = None
+
+    def _split_hz(self, p) -> float | None:
+        if p["monobass"] <= MONOBASS_OFF_HZ:
+            return None
+        return min(p["monobass"] * MONOBASS_SPLIT_RATIO, 0.45 * self.sr)
+
+    def process(self, x, params):
+        x = np.asarray(x, dtype=np.float64)
+        mid = (x[0] + x[1]) * 0.5
+        side = (x[0] - x[1]) * (0.5 * params["width"])
+        split = self._split_hz(params)
+        if split is None:
+            self._xo = None
+        else:
+            if self._xo is None:
+                self._xo = Crossover(freq_hz=split, sr=self.sr)
+            else:
+                self._xo.set_freq(freq_hz=split, sr=self.sr)
+            mid = self._xo.allpass(mid)
+            side = self._xo.high(side)
+        return apply_gain_pan(np.stack([mid + side, mid - side]), gain_db=params["gain"],
+                              pan=params["pan"])

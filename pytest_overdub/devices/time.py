@@ -1,0 +1,132 @@
+"""``core.delay`` and ``core.chorus``: time-based effects built on
+:class:`~pytest_overdub.dsp.delay.FeedbackDelay`.
+
+Delay conventions:
+
+* Time: ``div`` is a tempo-synced division (``DELAY_DIVISION_BEATS``, at the song tempo); ``div = FREE``
+  uses ``ms``. A time change between calls glides over 50 ms (no click).
+* ``mode`` STEREO: each channel echoes itself. PING-PONG: the mono sum ``(L + R)/√2`` (equal power) enters
+  the left line and the repeats alternate left, right, left... (the feedback crosses channels).
+* ``tone`` (2nd-order Butterworth low-pass) and ``lowcut`` (2nd-order Butterworth high-pass) sit in the
+  loop, so every repeat, the first included, passes through them once more than the one before.
+* ``wow`` modulates the delay time by up to ±1.5 ms (``wow = 1``) with a 0.6 Hz sine whose starting phase
+  comes from ``seed``.
+* ``mix``: dry gain ``min(1, 2(1 - mix))``, wet gain ``min(1, 2·mix)``: up to 0.5 the dry stays at unity
+  and the repeats come up to full level; above 0.5 the dry fades out (1 = repeats only).
+
+Chorus conventions: two modulated delays (``delay`` ms ± ``depth``·min(``delay``/2, 4 ms)) at ``rate``
+Hz, the right LFO ``width``·90° ahead of the left (quadrature at width 1, so a mono input comes out
+wide), optional ``feedback``; ``mix`` is a linear crossfade ``(1 - mix)·dry + mix·wet`` (0.5 = equal
+blend). LFO phases start at a phase derived from ``seed``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..dsp.delay import FeedbackDelay
+from ..dsp.filters import SOSFilter, rbj_biquad
+from .base import Effect
+from .params import DELAY_DIVISION_BEATS, HOUSE_SPECS
+
+WOW_RATE_HZ = 0.6
+WOW_DEPTH_S = 0.0015
+GLIDE_S = 0.05
+CHORUS_MAX_SWEEP_S = 0.004
+
+
+def _lfo_phase(seed: int, salt: int) -> float:
+    return float(np.random.default_rng([int(seed) & 0xFFFFFFFF, salt]).uniform(0.0, 2.0 * math.pi))
+
+
+class _Lfo:
+    """A sine LFO indexed by absolute frame so any segmentation gives the same values."""
+
+    def __init__(self, phase: float):
+        self.phase0 = phase
+        self.rate = None
+        self.origin = 0  # frame at which phase0 holds
+        self.frame = 0
+
+    def values(self, n: int, *, rate_hz: float, sr: float) -> np.ndarray:
+        if self.rate is None:
+            self.rate = rate_hz
+        elif rate_hz != self.rate:  # keep the phase continuous across a rate change
+            self.phase0 += 2.0 * math.pi * self.rate * (self.frame - self.origin) / sr
+            self.origin, self.rate = self.frame, rate_hz
+        k = np.arange(self.frame - self.origin, self.frame - self.origin + n, dtype=np.float64)
+        self.frame += n
+        return self.phase0 + (2.0 * math.pi * self.rate / sr) * k
+
+
+class Delay(Effect):
+    spec = HOUSE_SPECS["core.delay"]
+
+    def __init__(self, *, sr, tempo_bpm, seed, params):
+        super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
+        self._loop = SOSFilter(self._loop_sos(params))
+        self._line = FeedbackDelay(channels=2, loop_filter=self._loop)
+        self._lfo = _Lfo(_lfo_phase(seed, 1))
+        self._last_frames: float | None = None
+
+    def _loop_sos(self, p) -> np.ndarray:
+        return np.stack([rbj_biquad("lp", freq_hz=p["tone"], sr=self.sr),
+                         rbj_biquad("hp", freq_hz=p["lowcut"], sr=self.sr)])
+
+    def delay_seconds(self, p) -> float:
+        beats = DELAY_DIVISION_BEATS[int(p["div"])]
+        return p["ms"] / 1000.0 if beats is None else beats * 60.0 / self.tempo_bpm
+
+    def _delay_frames(self, n: int, p) -> np.ndarray | float:
+        target = self.delay_seconds(p) * self.sr
+        start = target if self._last_frames is None else self._last_frames
+        self._last_frames = target
+        phase = self._lfo.values(n, rate_hz=WOW_RATE_HZ, sr=self.sr)
+        if start == target and p["wow"] == 0:
+            return target
+        d = np.full(n, target)
+        if start != target:
+            ramp = min(n, int(GLIDE_S * self.sr))
+            d[:ramp] = start + (target - start) * (np.arange(1, ramp + 1) / ramp)
+        if p["wow"]:
+            d = d + p["wow"] * WOW_DEPTH_S * self.sr * np.sin(phase)
+        return np.maximum(d, 2.0)[None, :]
+
+    def process(self, x, params):
+        x = np.asarray(x, dtype=np.float64)
+        self._loop.set_sos(self._loop_sos(params))
+        ping = int(params["mode"]) == 1
+        self._line.cross = ping
+        if ping:
+            mono = (x[0] + x[1]) * math.sqrt(0.5)
+            feed = np.stack([mono, np.zeros_like(mono)])
+        else:
+            feed = x
+        wet = self._line.process(feed, delay_frames=self._delay_frames(x.shape[1], params),
+                                 feedback=float(params["feedback"]))
+        mix = params["mix"]
+        return min(1.0, 2.0 * (1.0 - mix)) * x + min(1.0, 2.0 * mix) * wet
+
+
+class Chorus(Effect):
+    spec = HOUSE_SPECS["core.chorus"]
+
+    def __init__(self, *, sr, tempo_bpm, seed, params):
+        super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
+        self._line = FeedbackDelay(channels=2)
+        self._lfo = _Lfo(_lfo_phase(seed, 2))
+
+    def process(self, x, params):
+        x = np.asarray(x, dtype=np.float64)
+        n = x.shape[1]
+        base_s = params["delay"] / 1000.0
+        sweep_s = params["depth"] * min(base_s / 2.0, CHORUS_MAX_SWEEP_S)
+        phase = self._lfo.values(n, rate_hz=params["rate"], sr=self.sr)
+        offset = params["width"] * math.pi / 2.0
+        mod = np.stack([np.sin(phase), np.sin(phase + offset)])
+        d = np.maximum((base_s + sweep_s * mod) * self.sr, 2.0)
+        wet = self._line.process(x, delay_frames=d, feedback=float(params["feedback"]))
+        mix = params["mix"]
+        return (1.0 - mix) * x + mix * wet

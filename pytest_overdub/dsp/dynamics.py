@@ -1,0 +1,173 @@
+"""Level detection and gain laws: dB helpers, peak/RMS followers, a compressor gain computer, clippers.
+
+Conventions:
+
+* dB means 20·log10 of an amplitude; :func:`gain_to_db` floors at -240 dB (never -inf).
+* The peak follower has instant attack and exponential release: ``e[n] = max(u[n], a·e[n-1])`` with
+  ``a = exp(-1 / (release_s · sr))``. It vectorises exactly in the log domain, because
+  ``ln e[n] - n ln a = max over k <= n of (ln u[k] - k ln a)``: a running maximum (numpy's
+  ``maximum.accumulate``). State (the last value) is carried between calls.
+* The compressor's detector follows Giannoulis, Massberg & Reiss, "Digital dynamic range compressor
+  design — a tutorial and analysis" (JAES 60(6), 2012): gain computer on the level in dB (soft knee,
+  their eq. 4), then the smooth *decoupled* peak detector on the gain reduction in dB (their eq. 17):
+  instant-attack release stage (the running max above) followed by a one-pole attack stage.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import signal
+
+from ..errors import DeviceError
+
+DB_FLOOR = -240.0
+
+
+def db_to_gain(db):
+    """Amplitude factor of a level in dB: ``10 ** (db / 20)``.
+
+    >>> round(db_to_gain(-6.0206), 4)
+    0.5
+    """
+    return 10.0 ** (np.asarray(db, dtype=np.float64) / 20.0) if np.ndim(db) else 10.0 ** (float(db) / 20.0)
+
+
+def gain_to_db(gain):
+    """Level in dB of an amplitude factor, floored at -240 dB (0 gives -240, never -inf).
+
+    >>> gain_to_db(0.5) < -6.02
+    True
+    """
+    if np.ndim(gain):
+        g = np.abs(np.asarray(gain, dtype=np.float64))
+        with np.errstate(divide="ignore"):
+            return np.maximum(20.0 * np.log10(g), DB_FLOOR)
+    g = abs(float(gain))
+    return 20.0 * math.log10(g) if g > 10.0 ** (DB_FLOOR / 20.0) else DB_FLOOR
+
+
+def release_coeff(release_s: float, *, sr: float) -> float:
+    """Per-sample decay factor of an exponential release with time constant ``release_s``."""
+    if not release_s > 0:
+        raise DeviceError(f"release time {release_s!r} s must be > 0")
+    return math.exp(-1.0 / (release_s * sr))
+
+
+def peak_hold_release(u: np.ndarray, *, coeff: float, state: float = 0.0) -> np.ndarray:
+    """``e[n] = max(u[n], coeff·e[n-1])`` with ``e[-1] = state``, for non-negative ``u`` (1-D), exactly.
+
+    Computed as a running max of ``ln u[k] - k·ln coeff`` (log domain), no Python loop.
+
+    >>> peak_hold_release(np.array([1.0, 0.0, 0.0, 2.0]), coeff=0.5).round(6).tolist()
+    [1.0, 0.5, 0.25, 2.0]
+    """
+    u = np.asarray(u, dtype=np.float64)
+    n = u.shape[0]
+    if n == 0:
+        return u.copy()
+    if not 0.0 < coeff < 1.0:
+        raise DeviceError(f"release coefficient {coeff!r} must be in (0, 1)")
+    lna = math.log(coeff)
+    k = np.arange(n, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        t = np.log(u) - k * lna
+    start = math.log(state) + lna if state > 0 else -np.inf  # the carried value, one step decayed
+    t[0] = max(t[0], start)
+    np.maximum.accumulate(t, out=t)
+    return np.exp(t + k * lna)
+
+
+class PeakFollower:
+    """Instant-attack, exponential-release peak envelope of ``max |x|`` over channels, with state.
+
+    >>> pf = PeakFollower(release_s=0.05, sr=48000)
+    >>> env = pf.process(np.eye(1, 4800))
+    >>> round(float(env[2400]), 4)  # 50 ms after a unit click: e^-1
+    0.3679
+    """
+
+    def __init__(self, *, release_s: float, sr: float):
+        self.coeff = release_coeff(release_s, sr=sr)
+        self.state = 0.0
+
+    def process(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        u = np.abs(x) if x.ndim == 1 else np.abs(x).max(axis=0)
+        env = peak_hold_release(u, coeff=self.coeff, state=self.state)
+        if env.size:
+            self.state = float(env[-1])
+        return env
+
+
+class RmsFollower:
+    """RMS envelope: a one-pole average of the mean square over channels (time constant ``window_s``).
+
+    >>> rf = RmsFollower(window_s=0.01, sr=48000)
+    >>> round(float(rf.process(np.full((2, 48000), 0.5))[-1]), 6)
+    0.5
+    """
+
+    def __init__(self, *, window_s: float, sr: float):
+        self.coeff = release_coeff(window_s, sr=sr)
+        self._zi = np.zeros(1)
+
+    def process(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        ms = x * x if x.ndim == 1 else (x * x).mean(axis=0)
+        a = self.coeff
+        y, self._zi = signal.lfilter([1.0 - a], [1.0, -a], ms, zi=self._zi)
+        return np.sqrt(np.maximum(y, 0.0))
+
+
+def gain_computer(level_db: np.ndarray, *, threshold_db: float, ratio: float, knee_db: float) -> np.ndarray:
+    """Gain reduction in dB (>= 0) of a downward compressor with a quadratic soft knee.
+
+    Giannoulis et al. 2012, eq. 4: below ``T - W/2`` nothing; above ``T + W/2`` the static curve
+    ``T + (x - T)/R``; in between ``(1/R - 1)(x - T + W/2)² / (2W)``.
+
+    >>> gain_computer(np.array([-30.0, -10.0]), threshold_db=-20, ratio=2, knee_db=0).tolist()
+    [0.0, 5.0]
+    """
+    if not ratio >= 1.0:
+        raise DeviceError(f"compressor ratio {ratio!r} must be >= 1")
+    x = np.asarray(level_db, dtype=np.float64)
+    over = x - threshold_db
+    slope = 1.0 - 1.0 / ratio
+    gr = np.maximum(over, 0.0) * slope
+    if knee_db > 0:
+        inside = np.abs(over) <= knee_db / 2.0
+        z = over[inside] + knee_db / 2.0
+        gr[inside] = slope * z * z / (2.0 * knee_db)
+    return gr
+
+
+def hard_clip(x: np.ndarray, *, ceiling: float = 1.0) -> np.ndarray:
+    """Clamp to ``[-ceiling, ceiling]``.
+
+    >>> hard_clip(np.array([-2.0, 0.5, 2.0])).tolist()
+    [-1.0, 0.5, 1.0]
+    """
+    return np.clip(x, -ceiling, ceiling)
+
+
+def soft_clip(x: np.ndarray, *, knee_dbfs: float = -3.0, ceiling_dbfs: float = -0.5) -> np.ndarray:
+    """Identity below ``knee_dbfs``; above it a tanh bend that approaches ``ceiling_dbfs`` and never passes it.
+
+    With k = knee and c = ceiling (linear): ``y = sign(x)·(k + (c - k)·tanh((|x| - k)/(c - k)))`` for
+    ``|x| > k``. The slope is 1 at the knee (tanh'(0) = 1), so the bend is smooth.
+
+    >>> float(soft_clip(np.array([0.5]))[0]), float(soft_clip(np.array([100.0]))[0]) <= 10 ** (-0.5 / 20)
+    (0.5, True)
+    """
+    k = 10.0 ** (knee_dbfs / 20.0)
+    c = 10.0 ** (ceiling_dbfs / 20.0)
+    if not c > k:
+        raise DeviceError(f"soft clip ceiling {ceiling_dbfs} dBFS must be above its knee {knee_dbfs} dBFS")
+    x = np.asarray(x, dtype=np.float64)
+    a = np.abs(x)
+    over = a > k
+    y = x.copy()
+    y[over] = np.sign(x[over]) * (k + (c - k) * np.tanh((a[over] - k) / (c - k)))
+    return y

@@ -1,0 +1,248 @@
+"""Recursive filters with carried state: RBJ biquads, one-poles, Butterworth and Linkwitz-Riley.
+
+Conventions:
+
+* Coefficients are second-order sections in scipy's layout, one row ``[b0, b1, b2, 1, a1, a2]`` per
+  section, so any cascade runs through :func:`scipy.signal.sosfilt`, which is bit-exact block to block
+  when its state ``zi`` is carried (so processing in one call or in segments gives the same samples).
+* Biquad formulas are Robert Bristow-Johnson's "Cookbook formulae for audio EQ biquad filter
+  coefficients" (bilinear transform with frequency pre-warping). ``q`` is the cookbook's Q; shelves use
+  the cookbook's shelf slope S = 1 (their half-gain point, in dB, sits at ``freq_hz``).
+* One-poles are the bilinear-transform first-order low/high-pass: -3 dB exactly at ``freq_hz``.
+* Audio is shaped ``(channels, n)`` or ``(n,)``; filtering runs along the last axis.
+* A frequency at or above Nyquist is clamped to 0.49·sr so a song at 22 kHz still renders at 44.1 kHz.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import signal
+
+from ..errors import DeviceError
+
+SQRT1_2 = math.sqrt(0.5)
+BIQUAD_KINDS = ("lp", "hp", "bp", "notch", "peak", "lowshelf", "highshelf")
+
+
+def _omega(freq_hz: float, sr: float) -> float:
+    if not (freq_hz > 0 and math.isfinite(freq_hz)):
+        raise DeviceError(f"filter frequency {freq_hz!r} Hz is not a positive number")
+    f = min(float(freq_hz), 0.49 * float(sr))
+    return 2.0 * math.pi * f / float(sr)
+
+
+def rbj_biquad(kind: str, *, freq_hz: float, sr: float, q: float = SQRT1_2,
+               gain_db: float = 0.0) -> np.ndarray:
+    """One RBJ cookbook biquad as a second-order section ``[b0, b1, b2, 1, a1, a2]``.
+
+    ``kind`` is one of lp, hp, bp (0 dB peak gain), notch, peak, lowshelf, highshelf; ``gain_db`` is
+    used by peak and the shelves.
+
+    >>> sos = rbj_biquad("peak", freq_hz=1000, sr=48000, q=1.0, gain_db=6.0)
+    >>> sos.shape
+    (6,)
+    """
+    if kind not in BIQUAD_KINDS:
+        raise DeviceError(f"biquad kind {kind!r} is unknown; allowed: {', '.join(BIQUAD_KINDS)}")
+    if not q > 0:
+        raise DeviceError(f"biquad q {q!r} must be > 0")
+    w0 = _omega(freq_hz, sr)
+    cw, sw = math.cos(w0), math.sin(w0)
+    amp = 10.0 ** (gain_db / 40.0)
+    alpha = sw / (2.0 * q)
+    if kind == "lp":
+        b = ((1 - cw) / 2, 1 - cw, (1 - cw) / 2)
+        a = (1 + alpha, -2 * cw, 1 - alpha)
+    elif kind == "hp":
+        b = ((1 + cw) / 2, -(1 + cw), (1 + cw) / 2)
+        a = (1 + alpha, -2 * cw, 1 - alpha)
+    elif kind == "bp":
+        b = (alpha, 0.0, -alpha)
+        a = (1 + alpha, -2 * cw, 1 - alpha)
+    elif kind == "notch":
+        b = (1.0, -2 * cw, 1.0)
+        a = (1 + alpha, -2 * cw, 1 - alpha)
+    elif kind == "peak":
+        b = (1 + alpha * amp, -2 * cw, 1 - alpha * amp)
+        a = (1 + alpha / amp, -2 * cw, 1 - alpha / amp)
+    else:
+        # Shelf slope S = 1: alpha = sin(w0)/2 * sqrt((A + 1/A)(1/S - 1) + 2) = sin(w0)/sqrt(2).
+        alpha = sw * SQRT1_2
+        k = 2.0 * math.sqrt(amp) * alpha
+        if kind == "lowshelf":
+            b = (amp * ((amp + 1) - (amp - 1) * cw + k), 2 * amp * ((amp - 1) - (amp + 1) * cw),
+                 amp * ((amp + 1) - (amp - 1) * cw - k))
+            a = ((amp + 1) + (amp - 1) * cw + k, -2 * ((amp - 1) + (amp + 1) * cw),
+                 (amp + 1) + (amp - 1) * cw - k)
+        else:
+            b = (amp * ((amp + 1) + (amp - 1) * cw + k), -2 * amp * ((amp - 1) + (amp + 1) * cw),
+                 amp * ((amp + 1) + (amp - 1) * cw - k))
+            a = ((amp + 1) - (amp - 1) * cw + k, 2 * ((amp - 1) - (amp + 1) * cw),
+                 (amp + 1) - (amp - 1) * cw - k)
+    a0 = a[0]
+    return np.array([b[0] / a0, b[1] / a0, b[2] / a0, 1.0, a[1] / a0, a[2] / a0])
+
+
+def one_pole(kind: str, *, freq_hz: float, sr: float) -> np.ndarray:
+    """A first-order low- or high-pass (bilinear transform, -3 dB at ``freq_hz``) as one section.
+
+    >>> float(one_pole("lp", freq_hz=1000, sr=48000)[3])
+    1.0
+    """
+    if kind not in ("lp", "hp"):
+        raise DeviceError(f"one-pole kind {kind!r} is unknown; allowed: lp, hp")
+    k = math.tan(_omega(freq_hz, sr) / 2.0)
+    a1 = (k - 1.0) / (k + 1.0)
+    if kind == "lp":
+        g = k / (1.0 + k)
+        return np.array([g, g, 0.0, 1.0, a1, 0.0])
+    g = 1.0 / (1.0 + k)
+    return np.array([g, -g, 0.0, 1.0, a1, 0.0])
+
+
+def butterworth(kind: str, *, order: int, freq_hz: float, sr: float) -> np.ndarray:
+    """An even-order Butterworth low/high-pass as ``order // 2`` RBJ sections (Q of each pole pair).
+
+    Section k has Q = 1 / (2 cos((2k + 1) π / (2·order))), so the cascade is maximally flat and -3 dB
+    at ``freq_hz``.
+
+    >>> butterworth("hp", order=4, freq_hz=100, sr=48000).shape
+    (2, 6)
+    """
+    if order < 2 or order % 2:
+        raise DeviceError(f"Butterworth order {order!r} must be an even number >= 2")
+    qs = [1.0 / (2.0 * math.cos((2 * k + 1) * math.pi / (2 * order))) for k in range(order // 2)]
+    return np.stack([rbj_biquad(kind, freq_hz=freq_hz, sr=sr, q=q) for q in qs])
+
+
+def linkwitz_riley4(*, freq_hz: float, sr: float) -> tuple[np.ndarray, np.ndarray]:
+    """The two halves of a 4th-order Linkwitz-Riley crossover: ``(lo_sos, hi_sos)``.
+
+    Each half is a 2nd-order Butterworth squared (two Q = 1/√2 sections). Both are -6 dB at
+    ``freq_hz``, in phase with each other at every frequency, and lo + hi is an allpass (unit magnitude).
+
+    >>> lo, hi = linkwitz_riley4(freq_hz=120, sr=48000)
+    >>> lo.shape
+    (2, 6)
+    """
+    lo = rbj_biquad("lp", freq_hz=freq_hz, sr=sr, q=SQRT1_2)
+    hi = rbj_biquad("hp", freq_hz=freq_hz, sr=sr, q=SQRT1_2)
+    return np.stack([lo, lo]), np.stack([hi, hi])
+
+
+class SOSFilter:
+    """A cascade of second-order sections that carries its state between calls.
+
+    ``set_sos`` swaps coefficients (automation) and keeps the state, so a parameter change does not
+    restart the filter. Processing ``x`` in one call or in consecutive pieces gives identical samples.
+
+    >>> f = SOSFilter(rbj_biquad("lp", freq_hz=2000, sr=48000))
+    >>> y = f.process(np.ones((2, 64)))
+    >>> y.shape
+    (2, 64)
+    """
+
+    def __init__(self, sos: np.ndarray):
+        self.sos = np.atleast_2d(np.asarray(sos, dtype=np.float64))
+        self._zi: np.ndarray | None = None
+
+    def set_sos(self, sos: np.ndarray) -> None:
+        sos = np.atleast_2d(np.asarray(sos, dtype=np.float64))
+        if self._zi is not None and sos.shape[0] != self._zi.shape[0]:
+            self._zi = None  # a different cascade length has no meaningful old state
+        self.sos = sos
+
+    def reset(self) -> None:
+        self._zi = None
+
+    def process(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        if self._zi is None or self._zi.shape[1:-1] != x.shape[:-1]:
+            self._zi = np.zeros((self.sos.shape[0],) + x.shape[:-1] + (2,))
+        y, self._zi = signal.sosfilt(self.sos, x, axis=-1, zi=self._zi)
+        return y
+
+
+class Biquad(SOSFilter):
+    """One RBJ biquad with state; ``set(...)`` recomputes coefficients and keeps the state.
+
+    >>> bq = Biquad("highshelf", freq_hz=4000, sr=48000, gain_db=-6.0)
+    >>> bq.process(np.zeros(8)).tolist() == [0.0] * 8
+    True
+    """
+
+    def __init__(self, kind: str, *, freq_hz: float, sr: float, q: float = SQRT1_2, gain_db: float = 0.0):
+        self.kind = kind
+        super().__init__(rbj_biquad(kind, freq_hz=freq_hz, sr=sr, q=q, gain_db=gain_db))
+
+    def set(self, *, freq_hz: float, sr: float, q: float = SQRT1_2, gain_db: float = 0.0) -> None:
+        self.set_sos(rbj_biquad(self.kind, freq_hz=freq_hz, sr=sr, q=q, gain_db=gain_db))
+
+
+class OnePole(SOSFilter):
+    """A first-order low/high-pass with state (see :func:`one_pole`).
+
+    >>> lp = OnePole("lp", freq_hz=100, sr=48000)
+    >>> float(lp.process(np.ones(48000))[-1]) > 0.999
+    True
+    """
+
+    def __init__(self, kind: str, *, freq_hz: float, sr: float):
+        self.kind = kind
+        super().__init__(one_pole(kind, freq_hz=freq_hz, sr=sr))
+
+    def set(self, *, freq_hz: float, sr: float) -> None:
+        self.set_sos(one_pole(self.kind, freq_hz=freq_hz, sr=sr))
+
+
+class Crossover:
+    """A 4th-order Linkwitz-Riley two-way split with state: ``lo, hi = xo.split(x)``.
+
+    ``lo + hi`` is ``x`` through an allpass (flat magnitude), so bands can be processed apart and summed.
+    :meth:`allpass` runs the same phase response alone (for a path that is not split but must stay
+    aligned with one that is).
+
+    >>> xo = Crossover(freq_hz=120, sr=48000)
+    >>> lo, hi = xo.split(np.zeros((2, 16)))
+    """
+
+    def __init__(self, *, freq_hz: float, sr: float):
+        lo, hi = linkwitz_riley4(freq_hz=freq_hz, sr=sr)
+        self._lo, self._hi = SOSFilter(lo), SOSFilter(hi)
+        self._ap = SOSFilter(_lr4_allpass(freq_hz=freq_hz, sr=sr))
+
+    def set_freq(self, *, freq_hz: float, sr: float) -> None:
+        lo, hi = linkwitz_riley4(freq_hz=freq_hz, sr=sr)
+        self._lo.set_sos(lo)
+        self._hi.set_sos(hi)
+        self._ap.set_sos(_lr4_allpass(freq_hz=freq_hz, sr=sr))
+
+    def split(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self._lo.process(x), self._hi.process(x)
+
+    def low(self, x: np.ndarray) -> np.ndarray:
+        """The low band alone (advances only the low-band state)."""
+        return self._lo.process(x)
+
+    def high(self, x: np.ndarray) -> np.ndarray:
+        """The high band alone (advances only the high-band state)."""
+        return self._hi.process(x)
+
+    def allpass(self, x: np.ndarray) -> np.ndarray:
+        """``x`` through the crossover's summed response (equal to lo + hi, in one cheap section)."""
+        return self._ap.process(x)
+
+
+def _lr4_allpass(*, freq_hz: float, sr: float) -> np.ndarray:
+    """lo + hi of an LR4 pair equals the 2nd-order allpass with the Butterworth poles (Q = 1/√2).
+
+    Proof sketch: with D = s² + √2 s + 1, LP² + HP² = (1 + s⁴)/D² = (s² - √2 s + 1)(s² + √2 s + 1)/D²
+    = (s² - √2 s + 1)/D, which is the allpass; the bilinear transform preserves the identity.
+    """
+    w0 = _omega(freq_hz, sr)
+    alpha = math.sin(w0) / (2.0 * SQRT1_2)
+    cw = math.cos(w0)
+    a0 = 1 + alpha
+    return np.array([[(1 - alpha) / a0, -2 * cw / a0, 1.0, 1.0, -2 * cw / a0, (1 - alpha) / a0]])
