@@ -1,0 +1,58 @@
+"""Stereo figures against analytic answers, and the band-limited side level."""
+
+import numpy as np
+import pytest
+
+from pytest_overdub.errors import MeasureError
+from pytest_overdub.measure import correlation, measure_band_side, side_db
+
+SR = 48000
+RNG = np.random.default_rng(11)
+NOISE = RNG.standard_normal(SR) * 0.1
+
+
+def test_identical_channels():
+    x = np.stack([NOISE, NOISE])
+    assert correlation(x, sr=SR) == pytest.approx(1.0)
+    assert side_db(x, sr=SR) == -120.0
+
+
+def test_opposite_channels():
+    x = np.stack([NOISE, -NOISE])
+    assert correlation(x, sr=SR) == pytest.approx(-1.0)
+    assert side_db(x, sr=SR) == 120.0
+
+
+def test_one_silent_channel_has_equal_mid_and_side():
+    x = np.stack([NOISE, np.zeros_like(NOISE)])
+    assert side_db(x, sr=SR) == pytest.approx(0.0, abs=1e-9)
+    assert correlation(x, sr=SR) == 0.0
+
+
+def test_independent_side_at_known_level():
+    # side = 0.1 x mid with independent noise: sideDb = 20 log10(0.1) = -20 (within sampling error).
+    other = np.random.default_rng(12).standard_normal(SR) * 0.1
+    mid, side = NOISE, 0.1 * other
+    x = np.stack([(mid + side) / 2, (mid - side) / 2])
+    assert side_db(x, sr=SR) == pytest.approx(-20.0, abs=0.2)
+
+
+def test_band_side_sees_only_its_band():
+    t = np.arange(2 * SR) / SR
+    mid = np.sin(2 * np.pi * 60 * t)  # centred low tone
+    side = 0.5 * np.sin(2 * np.pi * 3000 * t)  # wide high tone
+    x = np.stack([mid + side, mid - side])
+    assert measure_band_side(x, sr=SR, lo_hz=20, hi_hz=120) < -35
+    assert measure_band_side(x, sr=SR, lo_hz=1000, hi_hz=8000) > 25
+    # Without band limits it is the plain sideDb.
+    assert measure_band_side(x, sr=SR, lo_hz=0, hi_hz=SR / 2) == pytest.approx(side_db(x, sr=SR))
+
+
+def test_mono_input_reads_fully_correlated():
+    assert correlation(NOISE, sr=SR) == 1.0
+    assert side_db(NOISE, sr=SR) == -120.0
+
+
+def test_bad_band_is_a_measure_error():
+    with pytest.raises(MeasureError, match="lo_hz"):
+        measure_band_side(np.stack([NOISE, NOISE]), sr=SR, lo_hz=500, hi_hz=100)
