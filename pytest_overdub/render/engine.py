@@ -399,15 +399,15 @@ def _events(raw: list[tuple[float, float, int, float, int]], params: _Params, tl
 
 def _instrument_source(track: Track, ctx: _Ctx, warnings: list[StemWarning]) -> np.ndarray:
     n = ctx.tl.n_frames
-    out = np.zeros((2, n))
     inst = track.instrument
     if inst is None:
-        return out
+        return np.zeros((2, n))
     warn = _warner(warnings, f"instrument {inst.device}")
     slot = _lookup(inst.device, "instrument", ctx, track.id, inst.params, inst.auto, warn)
     if slot is None:
-        return out
+        return np.zeros((2, n))
     groups = note_groups(track, ctx.tl) or {0.0: []}
+    out = None
     for gain_db, raw in sorted(groups.items()):
         device = _try_build(slot, warn)
         if device is None:
@@ -422,7 +422,8 @@ def _instrument_source(track: Track, ctx: _Ctx, warnings: list[StemWarning]) -> 
         if not np.isfinite(y).all():
             warn("error", "produced NaN or inf; track silent")
             return np.zeros((2, n))
-        out += y if gain_db == 0 else y * db_to_gain(gain_db)
+        y = y if gain_db == 0 else y * db_to_gain(gain_db)
+        out = y if out is None else out + y
     return out
 
 
@@ -483,7 +484,7 @@ def render_stem(track: Track, ctx: _Ctx) -> tuple[np.ndarray, tuple[StemWarning,
     x = _instrument_source(track, ctx, warnings)
     audio = _audio_source(track, ctx, warnings)
     if audio is not None:
-        x += audio
+        x = x + audio
     x = _effect_chain(x, track.inserts, ctx, track.id, warnings)
     g = db_to_gain(track.gain)
     left, right = balance_gains(track.pan)
