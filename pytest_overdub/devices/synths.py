@@ -1,0 +1,630 @@
+"""The pitched house instruments: core.bass, core.keys, core.pluck, core.pad, core.poly.
+
+Conventions shared by all five (see :mod:`.base` for the device contract):
+
+* Each note is synthesised vectorised over its own frame range, from ``round(start_s * sr)`` to its end
+  plus release tail, clipped to ``n_frames``, and added into a ``(2, n_frames)`` float64 buffer.
+* Per-note values come from ``note.params`` (the params in force at note-on), falling back to the
+  device's params and then the spec defaults.
+* Randomness (oscillator start phases, excitation noise) comes from ``rng_for(self.seed, note.index)``.
+* Levels: one note at velocity 0.8 peaks around -12..-6 dBFS.
+* Three loops that are inherently per-sample -- a time-varying state-variable filter, the Karplus-Strong
+  string and a four-line feedback delay network -- are compiled with numba (``cache=True``); everything
+  else is numpy. The SVF is the topology-preserving (trapezoidal) form of Zavalishin, "The Art of VA
+  Filter Design" (2012), ch. 4, whose coefficients may change every sample without blowing up.
+* Filter envelopes: ``cutoff * 2 ** (octaves * envamt * exp(-t / fdecay))`` -- ``fdecay`` is a time
+  constant (the sweep falls by a factor e of its octave span every ``fdecay`` seconds).
+* Amplitude decays and releases follow :mod:`pytest_overdub.dsp.envelopes` (T60 times).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+import numpy as np
+from numba import njit
+
+from ..dsp.envelopes import LN1000, adsr, release_curve
+from ..dsp.signals import mtof, phase, pulse_from_phase, rng_for, saw_from_phase
+from .base import Instrument, NoteEvent
+from .params import HOUSE_SPECS
+
+# --------------------------------------------------------------------------------------------- kernels
+
+
+@njit(cache=True)
+def svf_lowpass(x, g, k):  # pragma: no cover - compiled
+    """Trapezoidal SVF low-pass; ``g[i] = tan(pi * fc[i] / sr)`` per sample, damping ``k = 1 / Q``."""
+    n = x.shape[0]
+    y = np.empty(n)
+    ic1 = 0.0
+    ic2 = 0.0
+    for i in range(n):
+        gi = g[i]
+        a1 = 1.0 / (1.0 + gi * (gi + k))
+        a2 = gi * a1
+        a3 = gi * a2
+        v3 = x[i] - ic2
+        v1 = a1 * ic1 + a2 * v3
+        v2 = ic2 + a2 * ic1 + a3 * v3
+        ic1 = 2.0 * v1 - ic1
+        ic2 = 2.0 * v2 - ic2
+        y[i] = v2
+    return y
+
+
+@njit(cache=True)
+def ks_string(exc, n, delay, ap_c, a0, a1, g_on, g_off, off_frame):  # pragma: no cover - compiled
+    """Karplus-Strong loop: ``y = exc + allpass(g * (a0 y[n-N] + a1 y[n-N-1]))``.
+
+    ``delay`` (N) is the integer part of the loop, ``ap_c`` the first-order allpass coefficient that
+    supplies the fractional rest, ``g_on``/``g_off`` the loop gain before/after note-off.
+    """
+    y = np.zeros(n)
+    m = exc.shape[0]
+    vprev = 0.0
+    ax = 0.0
+    ay = 0.0
+    for i in range(n):
+        v = y[i - delay] if i >= delay else 0.0
+        g = g_on if i < off_frame else g_off
+        w = g * (a0 * v + a1 * vprev)
+        vprev = v
+        u = ap_c * w + ax - ap_c * ay
+        ax = w
+        ay = u
+        y[i] = u + (exc[i] if i < m else 0.0)
+    return y
+
+
+@njit(cache=True)
+def fdn4(x, delays, gains, damp):  # pragma: no cover - compiled
+    """Four delay lines mixed by a Householder matrix, one-pole damping in each loop.
+
+    Returns the four line outputs ``(4, n)``; ``gains[j]`` is line j's feedback gain (sets its T60),
+    ``damp`` the one-pole low-pass coefficient (0 = no damping).
+    """
+    n = x.shape[0]
+    size = 0
+    for j in range(4):
+        if delays[j] > size:
+            size = delays[j]
+    buf = np.zeros((4, size))
+    lp = np.zeros(4)
+    out = np.empty((4, n))
+    tap = np.empty(4)
+    pos = 0
+    for i in range(n):
+        for j in range(4):
+            tap[j] = buf[j, (pos - delays[j]) % size]
+        half = 0.5 * (tap[0] + tap[1] + tap[2] + tap[3])
+        w = pos % size
+        for j in range(4):
+            lp[j] = (1.0 - damp) * (tap[j] - half) * gains[j] + damp * lp[j]
+            out[j, i] = tap[j]
+            buf[j, w] = lp[j] + x[i]
+        pos += 1
+    return out
+
+
+@njit(cache=True)
+def osc_bank(dt, ratios, ph0, gl, gr, shape, pw, sub):  # pragma: no cover - compiled
+    """Sum of polyBLEP oscillators into ``(2, n)``: voice j runs at ``dt * ratios[j]`` cycles/sample
+    from phase ``ph0[j]``, weighted ``gl[j]``/``gr[j]``; ``shape`` 0 saw, 1 pulse of width ``pw``.
+    ``sub`` adds, to both sides, a sine (parabolic approximation, < 0.1 % error) an octave below ``dt``.
+    """
+    n = dt.shape[0]
+    out = np.zeros((2, n))
+    for j in range(ratios.shape[0]):
+        t = ph0[j] - math.floor(ph0[j])
+        r = ratios[j]
+        for i in range(n):
+            d = dt[i] * r
+            if d > 0.5:
+                d = 0.5
+            if shape == 0:
+                v = 2.0 * t - 1.0
+                if t < d:
+                    x = t / d
+                    v -= x + x - x * x - 1.0
+                elif t > 1.0 - d:
+                    x = (t - 1.0) / d
+                    v -= x * x + x + x + 1.0
+            else:
+                v = 1.0 if t < pw else -1.0
+                if t < d:
+                    x = t / d
+                    v += x + x - x * x - 1.0
+                elif t > 1.0 - d:
+                    x = (t - 1.0) / d
+                    v += x * x + x + x + 1.0
+                t2 = t - pw
+                if t2 < 0.0:
+                    t2 += 1.0
+                if t2 < d:
+                    x = t2 / d
+                    v -= x + x - x * x - 1.0
+                elif t2 > 1.0 - d:
+                    x = (t2 - 1.0) / d
+                    v -= x * x + x + x + 1.0
+            out[0, i] += gl[j] * v
+            out[1, i] += gr[j] * v
+            t += d
+            if t >= 1.0:
+                t -= 1.0
+    if sub != 0.0:
+        h = 0.0
+        for i in range(n):
+            x = h if h < 1.0 else h - 2.0  # sin(pi * h) for h in 0..2
+            y = 4.0 * x * (1.0 - abs(x))
+            y = 0.225 * (y * abs(y) - y) + y
+            out[0, i] += sub * y
+            out[1, i] += sub * y
+            h += dt[i]
+            if h >= 2.0:
+                h -= 2.0
+    return out
+
+
+@njit(cache=True)
+def mod_delay(x, delay):  # pragma: no cover - compiled
+    """``y[i] = x[i - delay[i]]`` with linear interpolation (zero before the start); ``delay`` >= 0 samples."""
+    n = x.shape[0]
+    y = np.zeros(n)
+    for i in range(n):
+        pos = i - delay[i]
+        if pos < 0.0:
+            continue
+        i0 = int(pos)
+        fr = pos - i0
+        b = x[i0 + 1] if i0 + 1 < n else 0.0
+        y[i] = x[i0] + fr * (b - x[i0])
+    return y
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def _g_of(fc_hz, sr):
+    """SVF coefficient for cutoff(s) ``fc_hz``, clamped to 20 Hz..0.45 sr."""
+    return np.tan(np.pi * np.clip(fc_hz, 20.0, 0.45 * sr) / sr)
+
+
+def _damping(reso: float) -> float:
+    """reso 0..1 -> SVF damping k = 1/Q: 1.414 (Butterworth) down to 0.1 (Q = 10)."""
+    return 1.4142 - 1.3142 * float(reso)
+
+
+def _drive(x: np.ndarray, drive: float) -> np.ndarray:
+    """tanh saturation; drive 0 is gentle (``tanh(x)`` on a -6 dBFS signal), 1 is hard (``tanh(5x)/2``)."""
+    d = 1.0 + 4.0 * drive
+    return np.tanh(d * x) / (1.0 + 1.0 * drive)
+
+
+def _pan_gains(pan: float) -> tuple[float, float]:
+    """Balance-style constant-power pan, -1..1: centre is unity on both sides."""
+    a = (np.clip(pan, -1.0, 1.0) + 1.0) * np.pi / 4.0
+    return float(np.cos(a) * np.sqrt(2.0)), float(np.sin(a) * np.sqrt(2.0))
+
+
+class _Synth(Instrument):
+    """Shared plumbing: per-note params and frame ranges."""
+
+    def _p(self, note: NoteEvent) -> dict[str, float]:
+        p = self.spec.defaults()
+        p.update(self.params)
+        p.update(note.params or {})
+        return p
+
+    def _span(self, note: NoteEvent, tail_s: float, n_frames: int) -> tuple[int, int]:
+        s = int(round(note.start_s * self.sr))
+        e = min(n_frames, s + int(math.ceil((max(note.dur_s, 0.0) + tail_s) * self.sr)))
+        return max(s, 0), e
+
+    @staticmethod
+    def _place(out: np.ndarray, s: int, sig: np.ndarray) -> None:
+        """Add a ``(2, m)`` or ``(m,)`` signal at frame ``s`` (frames before 0 are dropped)."""
+        if sig.ndim == 1:
+            sig = np.broadcast_to(sig, (2, sig.shape[0]))
+        out[:, s:s + sig.shape[1]] += sig[:, : out.shape[1] - s]
+
+
+# --------------------------------------------------------------------------------------------- bass
+
+
+class Bass(_Synth):
+    """Mono bass: saw/square blend + sub sine, resonant SVF low-pass with envelope, drive.
+
+    One voice: a note that starts while the previous one still sounds takes over the voice. When it
+    overlaps or touches the previous note (starts at or before its end) the pitch glides there over
+    ``glide`` ms (linear in semitones); in LEGATO mode the envelopes run on, in RETRIG they restart.
+    After a gap the pitch jumps and the envelopes restart from the level the release had reached.
+    """
+
+    spec = HOUSE_SPECS["core.bass"]
+    LEVEL = 0.55
+    ATTACK_S = 0.003
+    FILTER_OCTAVES = 4.0
+
+    def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
+        out = np.zeros((2, n_frames))
+        sr = self.sr
+        notes = sorted(notes, key=lambda n: (n.start_s, n.index))
+        notes = [n for n in notes if int(round(n.start_s * sr)) < n_frames and n.dur_s > 0]
+        group: list[NoteEvent] = []
+        group_end = -1
+        for note in notes:
+            s = int(round(note.start_s * sr))
+            if group and s >= group_end:
+                self._render_group(group, out)
+                group = []
+                group_end = -1
+            group.append(note)
+            rel = self._p(note)["release"]
+            group_end = max(group_end, int(round((note.start_s + note.dur_s + rel) * sr)) + 1)
+        if group:
+            self._render_group(group, out)
+        return out
+
+    def _render_group(self, group: list[NoteEvent], out: np.ndarray) -> None:
+        sr, n_frames = self.sr, out.shape[1]
+        g0 = int(round(group[0].start_s * sr))
+        starts = [int(round(n.start_s * sr)) - g0 for n in group]
+        ends = [int(round((n.start_s + n.dur_s) * sr)) - g0 for n in group]
+        last_p = self._p(group[-1])
+        length = min(max(ends[-1], starts[-1] + 1) + int(math.ceil(last_p["release"] * sr)) + 1, n_frames - g0)
+        if length <= 0:
+            return
+        pitch = np.empty(length)
+        chains: list[tuple[int, int]] = []  # (first note index, gate-end frame)
+        for i, note in enumerate(group):
+            s = starts[i]
+            if s >= length:
+                break
+            e = starts[i + 1] if i + 1 < len(group) else length
+            seg = np.full(max(min(e, length) - s, 0), float(note.pitch))
+            legato = i > 0 and s <= ends[i - 1]
+            p = self._p(note)
+            if legato and p["glide"] > 0 and s > 0:
+                t = np.arange(seg.shape[0]) / sr
+                ramp = np.maximum(0.0, 1.0 - t / (p["glide"] / 1000.0))
+                seg += (pitch[s - 1] - note.pitch) * ramp
+            pitch[s:s + seg.shape[0]] = seg
+            gate_end = min(ends[i], starts[i + 1]) if i + 1 < len(group) else ends[i]
+            if legato and int(p["mode"]) == 0 and chains:
+                chains[-1] = (chains[-1][0], gate_end)
+            else:
+                chains.append((i, gate_end))
+        amp = np.zeros(length)
+        fenv = np.zeros(length)
+        env_par = []
+        for c, (i0, gate_end) in enumerate(chains):
+            s = starts[i0]
+            e = starts[chains[c + 1][0]] if c + 1 < len(chains) else length
+            e = min(e, length)
+            p = self._p(group[i0])
+            m = e - s
+            env = adsr(max(gate_end - s, 1) / sr, sr=sr, attack_s=self.ATTACK_S, decay_s=0.8, sustain=0.85,
+                       release_s=p["release"], n_frames=m)
+            t = np.arange(m) / sr
+            lvl0 = amp[s - 1] / max(group[i0].velocity, 1e-9) if s > 0 else 0.0
+            env += lvl0 * np.maximum(0.0, 1.0 - t / self.ATTACK_S) * (1.0 - env)
+            amp[s:e] = env * group[i0].velocity
+            fenv[s:e] = np.exp(-t / p["fdecay"])
+            env_par.append((s, e, p))
+        dt = mtof(pitch) / sr
+        wave = np.empty(length)
+        sub = np.empty(length)
+        fc = np.empty(length)
+        k = _damping(self._p(group[0])["reso"])
+        drive = np.empty(length)
+        for s, e, p in env_par:
+            wave[s:e], sub[s:e], drive[s:e] = p["wave"], p["sub"], p["drive"]
+            fc[s:e] = p["cutoff"] * np.exp2(self.FILTER_OCTAVES * p["envamt"] * fenv[s:e])
+        one, zero, half = np.ones(1), np.zeros(1), np.full(1, 0.5)  # the saw starts at its zero crossing
+        rows = osc_bank(dt, one, half, one, zero, 0, 0.5, 1.0)  # row 0: saw + sub sine, row 1: sub sine
+        sqr = osc_bank(dt, one, half, one, zero, 1, 0.5, 0.0)[0]
+        x = 0.5 * ((1.0 - wave) * (rows[0] - rows[1]) + wave * sqr) + 0.8 * sub * rows[1]
+        y = svf_lowpass(x, _g_of(fc, sr), k)
+        d = 1.0 + 4.0 * drive
+        y = np.tanh(d * y) / (1.0 + drive)
+        self._place(out, g0, self.LEVEL * amp * y)
+
+
+# --------------------------------------------------------------------------------------------- keys
+
+
+class Keys(_Synth):
+    """FM electric piano (two-operator pairs, Chowning 1973 FM; DX-style tine and bell).
+
+    TINES: a 1:1 carrier/modulator pair (the bark, index ``0.3 + 2.2 bright`` decaying fast), a tine
+    partial at 14x the fundamental (level ``bell``) and an FM sideband pair around it driven by
+    ``bright``. GRAND: a 1:2 pair for a fuller, hammered spectrum plus a bell partial at 7x. Amplitude
+    decays with a pitch-dependent T60 (``decay`` scales it), ``release`` ends a held note; ``trem`` at
+    ``rate`` Hz is a stereo (auto-pan) tremolo locked to song time. Partials that would pass 0.45 sr fade out.
+    """
+
+    spec = HOUSE_SPECS["core.keys"]
+    LEVEL = 0.36
+
+    def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
+        out = np.zeros((2, n_frames))
+        buses: dict[tuple[float, float], list] = {}  # (trem, rate) -> [mono buffer, first, last frame]
+        for note in notes:
+            p = self._p(note)
+            t60 = p["decay"] * float(np.clip(6.0 * 2.0 ** (-(note.pitch - 48) / 24.0), 0.6, 10.0))
+            s, e = self._span(note, p["release"], n_frames)
+            e = min(e, s + int(t60 * self.sr) + 1)
+            if e > s:
+                bus = buses.setdefault((p["trem"], p["rate"]), [np.zeros(n_frames), s, e])
+                bus[0][s:e] += self._note(note, p, t60, e - s)
+                bus[1], bus[2] = min(bus[1], s), max(bus[2], e)
+        for (trem, rate), (mono, s, e) in buses.items():
+            ta = np.arange(s, e) / self.sr  # song time: the tremolo is locked across notes
+            lfo = np.sin(2.0 * np.pi * rate * ta)
+            depth = 0.25 * trem
+            out[0, s:e] += mono[s:e] * (1.0 - depth * (1.0 + lfo))
+            out[1, s:e] += mono[s:e] * (1.0 - depth * (1.0 - lfo))
+        return out
+
+    def _note(self, note: NoteEvent, p: Mapping[str, float], t60: float, m: int) -> np.ndarray:
+        sr = self.sr
+        f = float(mtof(note.pitch))
+        v = note.velocity
+        ph0 = rng_for(self.seed, note.index).uniform(0.0, 1.0)
+        w = 2.0 * np.pi * (f / sr * np.arange(m) + ph0)
+        bright, bell = p["bright"], p["bell"]
+        tau_fm, tau_ding = 0.25 * p["decay"], 0.12 * p["decay"]
+        m_fm = min(m, int(5.0 * tau_fm * sr) + 1)  # past 5 time constants the FM index is < 1 % of its start
+        m_ding = min(m, int(7.0 * tau_ding * sr) + 1)  # the tine is 60 dB down after 7 time constants
+        t = np.arange(m_fm) / sr
+        fast = np.exp(-t / tau_fm)
+        ding = np.exp(-t[:m_ding] / tau_ding)
+
+        def nyq_ok(ratio: float) -> float:  # fade partials that would pass 0.45 sr
+            return float(np.clip((0.45 * sr - ratio * f) / (0.1 * sr), 0.0, 1.0))
+
+        wf, wd = w[:m_fm], w[:m_ding]
+        if int(p["voice"]) == 0:  # TINES: 1:1 bark, tine partial at 14x
+            index = (0.3 + 2.2 * bright) * (0.5 + 0.5 * v) * nyq_ok(4.0) * fast
+            body = np.sin(w)
+            body[:m_fm] = np.sin(wf + index * np.sin(wf))
+            tine_idx = (0.2 + 1.6 * bright) * ding
+            tine = (0.04 + 0.35 * bell) * v * nyq_ok(16.0) * ding * np.sin(14.0 * wd + tine_idx * np.sin(wd))
+        else:  # GRAND: 1:2 pair plus a second carrier, bell partial at 7x
+            index = (0.5 + 2.5 * bright) * (0.5 + 0.5 * v) * nyq_ok(6.0) * fast
+            body = np.sin(w) + 0.3 * np.sin(2.0 * w)
+            body[:m_fm] = np.sin(wf + index * np.sin(2.0 * wf)) + 0.3 * np.sin(2.0 * wf + 0.5 * index * np.sin(wf))
+            tine_idx = (0.2 + 1.4 * bright) * ding
+            tine = (0.03 + 0.3 * bell) * v * nyq_ok(9.0) * ding * np.sin(7.0 * wd + tine_idx * np.sin(2.0 * wd))
+        body[:m_ding] += tine
+        env = adsr(note.dur_s, sr=sr, attack_s=0.002, decay_s=t60, sustain=0.0, release_s=p["release"], n_frames=m)
+        return self.LEVEL * v * env * body
+
+
+# --------------------------------------------------------------------------------------------- pluck
+
+
+class Pluck(_Synth):
+    """Extended Karplus-Strong string (Jaffe & Smith, CMJ 7(2) 1983).
+
+    Excitation: one period of seeded noise, low-passed by ``tone``, then a pick-position comb
+    ``x[n] - x[n - round(beta * N)]``. Loop: two-tap loss filter (brightness from ``tone``), its gain set
+    so the fundamental's T60 equals ``decay`` seconds, and a first-order allpass for the fractional part
+    of the period (tuning). After note-off the loop gain switches to a T60 of ``mute`` seconds. ``body``
+    mixes in two resonant peaks (110 Hz and 240 Hz, a small guitar body). ``spread`` places notes
+    across the stereo field by pitch (higher notes to the right) with a small per-note offset.
+
+    ``pick`` is the pluck point as a fraction of the string (0.04..0.5); values above 0.5 are folded back
+    (``beta = min(f, 1 - f)`` with ``f`` the fractional part), because the studio's range runs to 5.
+    """
+
+    spec = HOUSE_SPECS["core.pluck"]
+    LEVEL = 0.4
+
+    def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
+        out = np.zeros((2, n_frames))
+        by_body: dict[float, np.ndarray] = {}
+        for note in notes:
+            p = self._p(note)
+            tail = p["mute"] if note.dur_s < p["decay"] else 0.0
+            s, e = self._span(note, tail, n_frames)
+            e = min(e, s + int(math.ceil(1.2 * p["decay"] * self.sr)) + 1)
+            if e <= s:
+                continue
+            y = self._string(note, p, e - s)
+            gl, gr = _pan_gains(self._pan(note, p))
+            buf = by_body.setdefault(p["body"], np.zeros((2, n_frames)))
+            buf[0, s:e] += gl * y
+            buf[1, s:e] += gr * y
+        for body, buf in by_body.items():
+            out += buf
+            if body > 0:
+                out += body * self._body(buf)
+        return out
+
+    def _pan(self, note: NoteEvent, p: Mapping[str, float]) -> float:
+        jitter = rng_for(self.seed, note.index, "pan").uniform(-0.15, 0.15)
+        return p["spread"] * float(np.clip((note.pitch - 64) / 18.0 + jitter, -0.9, 0.9))
+
+    def _body(self, x: np.ndarray) -> np.ndarray:
+        from scipy.signal import iirpeak, lfilter
+
+        y = np.zeros_like(x)
+        for f0, q, gain in ((110.0, 6.0, 0.8), (240.0, 8.0, 0.5)):
+            b, a = iirpeak(f0, q, fs=self.sr)
+            y += gain * lfilter(b, a, x, axis=1)
+        return y
+
+    def _string(self, note: NoteEvent, p: Mapping[str, float], m: int) -> np.ndarray:
+        sr = self.sr
+        f = float(mtof(note.pitch))
+        tone = p["tone"]
+        a1 = 0.5 - 0.45 * tone  # loss filter: 0.5/0.5 (dark) .. 0.95/0.05 (bright)
+        a0 = 1.0 - a1
+        period = sr / f
+        total = period - a1  # the loss filter delays low frequencies by a1 samples
+        delay = max(int(math.floor(total - 0.5)), 2)
+        frac = total - delay
+        ap_c = (1.0 - frac) / (1.0 + frac)
+        w = 2.0 * math.pi * f / sr
+        loss = abs(a0 + a1 * complex(math.cos(w), -math.sin(w)))
+        g_on = 10.0 ** (-3.0 * period / (p["decay"] * sr)) / loss
+        g_off = 10.0 ** (-3.0 * period / (p["mute"] * sr)) / loss
+        rng = rng_for(self.seed, note.index)
+        n_exc = max(int(round(period)), 2)
+        exc = rng.uniform(-1.0, 1.0, n_exc)
+        from scipy.signal import lfilter
+
+        pole = 0.85 * (1.0 - tone)
+        exc = lfilter([1.0 - pole], [1.0, -pole], exc)
+        pick = p["pick"]
+        fpart = pick - math.floor(pick) if pick > 0.5 else pick
+        beta = min(max(min(fpart, 1.0 - fpart), 0.04), 0.5)
+        lag = max(int(round(beta * n_exc)), 1)
+        shifted = np.concatenate([np.zeros(lag), exc[:-lag]])
+        exc = exc - shifted
+        exc *= 1.0 / max(np.max(np.abs(exc)), 1e-9)
+        off = int(round(note.dur_s * sr))
+        y = ks_string(exc * note.velocity * self.LEVEL, m, delay, ap_c, a0, a1, g_on, g_off, off)
+        fade = min(m, int(0.005 * sr))
+        y[m - fade:] *= np.linspace(1.0, 0.0, fade)
+        return y
+
+
+# --------------------------------------------------------------------------------------------- pad
+
+
+class Pad(_Synth):
+    """Three detuned saws per note (centre, -detune, +detune cents; the outer two split left/right),
+    ADSR with ``attack``/``release``, then on the pad's bus: an SVF low-pass at ``tone`` whose cutoff
+    ``motion`` sweeps (±1.5 octaves at most, 0.13 Hz) with a gentle amplitude swell (0.21 Hz), a
+    stereo chorus (two modulated delays, 12 ± 4 ms, 0.4 Hz in quadrature, wet ``chorus``), and ``space``:
+    a four-line FDN wash (T60 1.2..3.2 s, damped) mixed in at up to -6 dB.
+
+    Notes whose bus params (tone, motion, chorus, space) differ are processed on separate buses.
+    """
+
+    spec = HOUSE_SPECS["core.pad"]
+    LEVEL = 0.38
+    BUS_KEYS = ("tone", "motion", "chorus", "space")
+
+    def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
+        out = np.zeros((2, n_frames))
+        buses: dict[tuple, list] = {}
+        for note in notes:
+            p = self._p(note)
+            s, e = self._span(note, p["release"], n_frames)
+            if e > s:
+                bus = buses.setdefault(tuple(p[k] for k in self.BUS_KEYS), [np.zeros((2, n_frames)), s, e])
+                self._place(bus[0], s, self._note(note, p, e - s))
+                bus[1], bus[2] = min(bus[1], s), max(bus[2], e)
+        for key, (buf, s, e) in buses.items():
+            p = dict(zip(self.BUS_KEYS, key))
+            tail = int((3.5 * p["space"] + 0.05) * self.sr)
+            e = min(n_frames, e + tail)
+            out[:, s:e] += self._bus(buf[:, s:e], p, s)
+        return out
+
+    def _note(self, note: NoteEvent, p: Mapping[str, float], m: int) -> np.ndarray:
+        sr = self.sr
+        rng = rng_for(self.seed, note.index)
+        f = float(mtof(note.pitch))
+        d = p["detune"]
+        ratios = np.exp2(np.array([0.0, -d, d]) / 1200.0)
+        env = adsr(note.dur_s, sr=sr, attack_s=p["attack"], decay_s=1.5, sustain=0.8, release_s=p["release"],
+                   n_frames=m)
+        lr = osc_bank(np.full(m, f / sr), ratios, rng.uniform(0.0, 1.0, 3), np.array([0.7, 1.0, 0.0]),
+                      np.array([0.7, 0.0, 1.0]), 0, 0.5, 0.0)
+        lr *= self.LEVEL * note.velocity * env
+        return lr
+
+    def _bus(self, x: np.ndarray, p: Mapping[str, float], s: int) -> np.ndarray:
+        sr = self.sr
+        m = x.shape[1]
+        ta = (s + np.arange(m)) / sr
+        motion = p["motion"]
+        fc = p["tone"] * np.exp2(1.5 * motion * np.sin(2.0 * np.pi * 0.13 * ta))
+        g = _g_of(fc, sr)
+        swell = 1.0 - 0.2 * motion * (1.0 + np.sin(2.0 * np.pi * 0.21 * ta)) * 0.5
+        y = np.stack([svf_lowpass(x[0], g, 1.2), svf_lowpass(x[1], g, 1.2)]) * swell
+        if p["chorus"] > 0:
+            y = self._chorus(y, p["chorus"], ta)
+        if p["space"] > 0:
+            y = y + self._space(y, p["space"])
+        return y
+
+    def _chorus(self, y: np.ndarray, amount: float, ta: np.ndarray) -> np.ndarray:
+        sr = self.sr
+        m = y.shape[1]
+        out = np.empty_like(y)
+        for ch, off in ((0, 0.0), (1, 0.25)):
+            d = (0.012 + 0.004 * np.sin(2.0 * np.pi * (0.4 * ta + off))) * sr
+            wet = mod_delay(y[1 - ch], d)  # cross-fed: each side hears the other side's delayed voices
+            out[ch] = y[ch] + 0.6 * amount * wet
+        return out / (1.0 + 0.3 * amount)
+
+    def _space(self, y: np.ndarray, amount: float) -> np.ndarray:
+        sr = self.sr
+        t60 = 1.2 + 2.0 * amount
+        delays = np.array([int(sr * ms / 1000.0) for ms in (29.7, 37.1, 41.1, 43.7)], dtype=np.int64)
+        gains = 10.0 ** (-3.0 * delays / (t60 * sr))
+        lines = fdn4(0.5 * (y[0] + y[1]), delays, gains, 0.35)
+        return 0.5 * amount * np.stack([lines[0] - lines[2], lines[1] - lines[3]])
+
+
+# --------------------------------------------------------------------------------------------- poly
+
+
+class Poly(_Synth):
+    """Subtractive polyphonic synth.
+
+    Per note: ``2 + round(4 * unison)`` oscillators (SAW, SQUARE or PULSE with width ``pw``, folded into
+    0.05..0.95) spread evenly over ±``detune``/2 cents and panned over ±``spread``; a sine sub an octave
+    down (``sub``); an SVF low-pass per side whose cutoff follows ``cutoff * 2 ** (6 envamt e^(-t/fdecay))``
+    (envamt may be negative); an ADSR amplifier. ``glide`` ms slides each note from the pitch of the note
+    started before it (linear in semitones).
+    """
+
+    spec = HOUSE_SPECS["core.poly"]
+    LEVEL = 0.3
+
+    def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
+        out = np.zeros((2, n_frames))
+        prev_pitch = None
+        for note in sorted(notes, key=lambda n: (n.start_s, n.index)):
+            p = self._p(note)
+            s, e = self._span(note, p["release"], n_frames)
+            if e > s:
+                self._place(out, s, self._note(note, p, e - s, prev_pitch))
+            prev_pitch = note.pitch
+        return out
+
+    def _note(self, note: NoteEvent, p: Mapping[str, float], m: int, prev_pitch) -> np.ndarray:
+        sr = self.sr
+        rng = rng_for(self.seed, note.index)
+        t = np.arange(m) / sr
+        pitch: float | np.ndarray = float(note.pitch)
+        if p["glide"] > 0 and prev_pitch is not None and prev_pitch != note.pitch:
+            pitch = note.pitch + (prev_pitch - note.pitch) * np.maximum(0.0, 1.0 - t / (p["glide"] / 1000.0))
+        dt = np.broadcast_to(mtof(pitch) / sr, (m,)).astype(np.float64)
+        n_osc = 2 + int(round(4 * p["unison"]))
+        pw = p["pw"] - math.floor(p["pw"]) if p["pw"] > 1.0 else p["pw"]
+        pw = min(max(pw, 0.05), 0.95)
+        wave = int(p["wave"])
+        pos = np.linspace(-1.0, 1.0, n_osc)
+        ratios = np.exp2(pos * p["detune"] / 2400.0)
+        ph0 = rng.uniform(0.0, 1.0, n_osc)
+        a = (np.clip(pos * p["spread"], -1.0, 1.0) + 1.0) * np.pi / 4.0
+        norm = math.sqrt(2.0 / n_osc)
+        lr = osc_bank(dt, ratios, ph0, norm * np.cos(a), norm * np.sin(a), 0 if wave == 0 else 1,
+                      0.5 if wave == 1 else pw, p["sub"])
+        left, right = lr[0], lr[1]
+        fc = p["cutoff"] * np.exp2(6.0 * p["envamt"] * np.exp(-t / p["fdecay"]))
+        g = _g_of(fc, sr)
+        k = _damping(p["reso"])
+        env = adsr(note.dur_s, sr=sr, attack_s=p["attack"], decay_s=p["decay"], sustain=p["sustain"],
+                   release_s=p["release"], n_frames=m)
+        amp = self.LEVEL * note.velocity * env
+        return np.stack([amp * svf_lowpass(left, g, k), amp * svf_lowpass(right, g, k)])
