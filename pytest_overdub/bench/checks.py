@@ -43,7 +43,7 @@ class Context:
         if key not in self._renders:
             from ..render import render
 
-            r = render(song, sr=self.sr, tracks=list(track_ids), trusted=self.trusted)
+            r = render(song, sr=self.sr, tracks=list(track_ids), trust_kernels=self.trusted)
             self._renders[key] = r
             self.warnings.extend(r.warnings)
         return self._renders[key]

@@ -117,14 +117,14 @@ def scramble_new_ids(song: Song, *, start: Song, seed: int) -> Song:
 def check_repeat(task: Task, bench: Bench, *, first: TaskResult | None = None,
                  trusted: bool | None = None) -> Verdict:
     """Score the oracle again with fresh renders and fresh random ids; every value must match exactly."""
-    from ..render.stems import default_cache
+    from ..render.stems import PROCESS_CACHE
 
     sub, _ = load_answer(bench.oracle_path(task.id), task_id=task.id, kind="oracle")
     if first is None:
         first = score_task(task, sub, bench=bench, trusted=trusted)
     start = start_song(task, bench=bench)
     song = scramble_new_ids(candidate_song(start, sub), start=start, seed=len(task.id) * 7919)
-    default_cache().clear()
+    PROCESS_CACHE.clear()
     second = score_task(task, song, bench=bench, trusted=trusted, start=start)
     diffs = [f"{a.id}: {a.value!r} then {b.value!r}" for a, b in zip(first.checks, second.checks)
              if not _same(a.value, b.value)]

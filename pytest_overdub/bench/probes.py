@@ -1,0 +1,241 @@
+"""Probes: measuring a device, not the mix (SPEC section 8, probes).
+
+The scorer builds a one-track song (the task's track with its inserts, or its instrument alone; track
+gain 0 dB and centred; master at 0 dB with no inserts) and a test source:
+
+* ``bench.click``: a 1 kHz sine blip with a 3 ms exponential decay, amplitude 0.5·velocity;
+* ``bench.sine``: a sine at the note's pitch, amplitude 0.25·velocity, 10 ms linear fades.
+
+Echo checks render one click at beat 0 at each tempo; the envelope is the peak |x| per 1 ms frame; the
+dry hit is the peak in the first 20 ms after the onset; the echo is the peak from 40 ms to 2 s after it.
+The *first repeat* is the first 1 ms frame in that window within 6 dB of the window's peak, located to
+the sample by the largest |x| in the 20 ms that follow it. Decay checks play probe notes 4 s apart at
+120 bpm, velocity 0.8, on the instrument alone, with 10 ms frames. Tone checks play 1 s tones 4 beats
+apart at 120 bpm and compare the RMS over 0.4-0.9 s of each tone with inserts and without.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..devices.base import Instrument, NoteEvent
+from ..devices.params import DeviceSpec
+from ..errors import TaskError
+from ..song.model import Clip, Master, Note, Song, Track
+from .checks import FLOOR_DB, Context
+
+CLICK_ID = "bench.click"
+SINE_ID = "bench.sine"
+PROBE_TEMPO = 120.0
+
+
+class Click(Instrument):
+    """``bench.click``: 1 kHz sine blip, 3 ms exponential decay, amplitude 0.5·velocity."""
+
+    spec = DeviceSpec(CLICK_ID, "instrument", "Click", "bench probe: a 1 kHz blip")
+
+    def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
+        out = np.zeros((2, n_frames))
+        n = int(0.05 * self.sr)  # 50 ms holds the blip down to -72 dB
+        t = np.arange(n) / self.sr
+        blip = np.sin(2 * np.pi * 1000.0 * t) * np.exp(-t / 0.003)
+        for note in notes:
+            a = int(round(note.start_s * self.sr))
+            b = min(n_frames, a + n)
+            if a < b:
+                out[:, a:b] += 0.5 * note.velocity * blip[: b - a]
+        return out
+
+
+class Sine(Instrument):
+    """``bench.sine``: a sine at the note's pitch, amplitude 0.25·velocity, 10 ms linear fades."""
+
+    spec = DeviceSpec(SINE_ID, "instrument", "Sine", "bench probe: a steady tone")
+
+    def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
+        out = np.zeros((2, n_frames))
+        fade = int(0.01 * self.sr)
+        for note in notes:
+            a = int(round(note.start_s * self.sr))
+            n = int(round(note.dur_s * self.sr))
+            b = min(n_frames, a + n)
+            if a >= b:
+                continue
+            t = np.arange(b - a) / self.sr
+            f = 440.0 * 2 ** ((note.pitch - 69) / 12)
+            env = np.minimum(1.0, np.minimum(np.arange(b - a) + 1, n - np.arange(b - a)) / fade)
+            out[:, a:b] += 0.25 * note.velocity * np.sin(2 * np.pi * f * t) * env
+        return out
+
+
+PROBES = {CLICK_ID: Click, SINE_ID: Sine}
+
+
+# --- the probe song -----------------------------------------------------------------------------
+
+def _track(ctx: Context, ref: str) -> Track:
+    from ..notes.selection import resolve_tracks
+
+    tracks = resolve_tracks(ctx.song, [ref], start_song=ctx.start)
+    if not tracks:
+        raise TaskError(f"track {ref!r} is not in the submitted song")
+    return tracks[0]
+
+
+def probe_song(song: Song, track: Track, *, tempo: float, notes: list[Note], length_beats: float,
+               instrument: Any, inserts: bool) -> Song:
+    """A one-track song: ``track``'s inserts (or none) behind ``instrument``, master at 0 dB."""
+    clip = Clip(id="c_probe", start=0.0, length=length_beats, notes=tuple(notes))
+    probe = track.model_copy(update={
+        "instrument": instrument, "inserts": track.inserts if inserts else (), "clips": (clip,),
+        "gain": 0.0, "pan": 0.0, "mute": False, "solo": False,
+    })
+    return song.model_copy(update={"tempo": tempo, "tracks": (probe,), "sections": (), "master": Master(),
+                                   "loop": None})
+
+
+def _render(ctx: Context, song: Song) -> np.ndarray:
+    from ..render import render
+
+    r = render(song, sr=ctx.sr, trust_kernels=ctx.trusted, devices=PROBES)
+    ctx.warnings.extend(r.warnings)
+    return r.mix
+
+
+def _db(x: float) -> float:
+    return max(FLOOR_DB, 20 * math.log10(x)) if x > 0 else FLOOR_DB
+
+
+# --- echo ---------------------------------------------------------------------------------------
+
+def echo_figures(x: np.ndarray, *, sr: int) -> tuple[float, float, float]:
+    """(dry peak, first-repeat peak, first-repeat delay in ms) of a click at t = 0 in ``x``."""
+    mono = np.max(np.abs(x), axis=0)
+    frame = sr // 1000
+    n = len(mono) // frame
+    env = mono[: n * frame].reshape(n, frame).max(axis=1)
+    dry_end = int(0.020 * sr)
+    dry_at = int(np.argmax(mono[:dry_end]))
+    dry = float(mono[dry_at])
+    lo_f = (dry_at + int(0.040 * sr)) // frame
+    hi_f = min(n, (dry_at + int(2.0 * sr)) // frame)
+    window = env[lo_f:hi_f]
+    if window.size == 0 or window.max() <= 0:
+        return dry, 0.0, math.inf
+    first = lo_f + int(np.argmax(window >= 0.5 * window.max()))
+    a, b = first * frame, min(len(mono), first * frame + int(0.020 * sr))
+    at = a + int(np.argmax(mono[a:b]))
+    return dry, float(mono[at]), (at - dry_at) / sr * 1000.0
+
+
+def _click_song(ctx: Context, track: Track, tempo: float, *, inserts: bool) -> Song:
+    from ..song.model import Instrument as Inst
+
+    return probe_song(ctx.song, track, tempo=tempo, notes=[Note(p=60, t=0.0, d=0.25, v=1.0, id="n_probe")],
+                      length_beats=max(4.0, math.ceil(2.5 * tempo / 60.0)),
+                      instrument=Inst(device=CLICK_ID), inserts=inserts)
+
+
+def echo_value(check: Any, ctx: Context) -> float:
+    track = _track(ctx, check.track)
+    if check.kind == "dryKept":
+        tempo = check.tempos[0]
+        with_fx = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=True)), sr=ctx.sr)[0]
+        without = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=False)), sr=ctx.sr)[0]
+        return _db(with_fx) - _db(without)
+    values = []
+    for tempo in check.tempos:
+        dry, echo, delay_ms = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=True)), sr=ctx.sr)
+        if check.kind == "echoTime":
+            if check.beats is None:
+                raise TaskError(f"check {check.id}: echoTime needs `beats`, the wanted delay")
+            values.append(abs(delay_ms - check.beats * 60000.0 / tempo))
+        else:
+            values.append(_db(echo) - _db(dry) if echo > 0 else FLOOR_DB)
+    return max(values)
+
+
+# --- decay --------------------------------------------------------------------------------------
+
+def decay_figures(x: np.ndarray, *, sr: int, starts_s: list[float], window_s: float,
+                  threshold_db: float) -> list[tuple[float, float]]:
+    """Per note: (seconds from strike to the last 10 ms frame above threshold, peak dBFS)."""
+    mono = np.max(np.abs(x), axis=0)
+    frame = sr // 100
+    out = []
+    for s in starts_s:
+        a = int(round(s * sr))
+        seg = mono[a: a + int(window_s * sr)]
+        n = len(seg) // frame
+        env = seg[: n * frame].reshape(n, frame).max(axis=1) if n else np.zeros(1)
+        above = np.nonzero(env > 10 ** (threshold_db / 20))[0]
+        t = (above[-1] + 1) * frame / sr if above.size else 0.0
+        out.append((t, _db(float(env.max()))))
+    return out
+
+
+def decay_value(check: Any, ctx: Context) -> float:
+    track = _track(ctx, check.track)
+    if track.instrument is None:
+        raise TaskError(f"track {check.track!r} has no instrument to probe")
+    spacing = 8.0  # beats at 120 bpm = 4 s
+    notes = [Note(p=n.p, t=i * spacing, d=n.d, v=0.8, id=f"n_probe{i}") for i, n in enumerate(check.notes)]
+    song = probe_song(ctx.song, track, tempo=PROBE_TEMPO, notes=notes, length_beats=spacing * len(notes),
+                      instrument=track.instrument, inserts=False)
+    figures = decay_figures(_render(ctx, song), sr=ctx.sr, starts_s=[i * 4.0 for i in range(len(notes))],
+                            window_s=4.0, threshold_db=check.threshold)
+    if check.kind == "decayTime":
+        return max(t for t, _ in figures)
+    peaks = [p for _, p in figures]
+    return max(peaks) if check.which == "loudest" else min(peaks)
+
+
+# --- tones --------------------------------------------------------------------------------------
+
+def tone_value(check: Any, ctx: Context) -> float:
+    from ..song.model import Instrument as Inst
+
+    track = _track(ctx, check.track)
+    notes = [Note(p=check.pitch, t=0.0, d=2.0, v=1.0, id="n_probe")]
+
+    def rms_db(inserts: bool) -> float:
+        song = probe_song(ctx.song, track, tempo=PROBE_TEMPO, notes=notes, length_beats=4.0,
+                          instrument=Inst(device=SINE_ID), inserts=inserts)
+        x = _render(ctx, song)[:, int(0.4 * ctx.sr): int(0.9 * ctx.sr)]
+        return _db(float(np.sqrt(np.mean(x ** 2))))
+
+    return rms_db(True) - rms_db(False)
+
+
+# --- defined ------------------------------------------------------------------------------------
+
+def defined_value(check: Any, ctx: Context) -> float:
+    """1 if the track plays a song-defined device of the wanted kind that is new or changed."""
+    track = _track(ctx, check.track)
+    if check.deviceKind == "instrument":
+        ids = [track.instrument.device] if track.instrument else []
+    else:
+        ids = [i.device for i in track.inserts if i.on]
+    for dev in ids:
+        d = ctx.song.devices.get(dev)
+        if d is None or d.kind != check.deviceKind:
+            continue
+        before = ctx.start.devices.get(dev)
+        if before is None or before.kernel != d.kernel or before.params != d.params:
+            return 1.0
+    return 0.0
+
+
+def value(check: Any, ctx: Context) -> float:
+    if check.kind == "defined":
+        return defined_value(check, ctx)
+    if check.kind in ("echoTime", "echoLevel", "dryKept"):
+        return echo_value(check, ctx)
+    if check.kind in ("decayTime", "decayPeak"):
+        return decay_value(check, ctx)
+    if check.kind == "toneGain":
+        return tone_value(check, ctx)
+    raise TaskError(f"check {check.id}: {check.kind!r} is not a probe kind")
