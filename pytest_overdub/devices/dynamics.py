@@ -122,5 +122,6 @@ class Limiter(Effect):
 
     def process(self, x, params):
         x = np.asarray(x, dtype=np.float64) * db_to_gain(params["gain"])
-        att = self._attenuation_db(self._detector.process(x), params)
+        floor = db_to_gain(params["ceiling"] - LIMITER_MARGIN_DB)
+        att = self._attenuation_db(self._detector.process(x, floor=floor), params)
         return self._audio.process(x) * db_to_gain(-att)[None, :]
