@@ -1,0 +1,580 @@
+"""The pytest plugin: tasks as test items, the JSON report, junit properties and xdist (SPEC section 11).
+
+The plugin holds no maths: it asks :mod:`pytest_overdub.bench` to score and only arranges the answers as
+pytest nodes. Importing this module touches neither numpy nor scipy; the layers load when a task runs.
+
+Collection tree (so ``-k`` reaches a task or one check and junit has one testcase per check)::
+
+    TasksDir (tasks/)                      -- the bench-level ``bench`` item in self-check mode
+      TaskFile (tasks/<id>.json)
+        Task (<id>)                        -- scores once, lazily, on its first item; the result is cached
+          CheckItem (<check id>) ...       -- submission mode: one per check, plus ``clean`` and ``score``
+          RuleItem (oracle, baseline, near-<what>, repeat)   -- self-check mode
+
+When is the plugin active?
+
+* ``--overdub-submission=PATH``: score that answer on the tasks of ``--overdub-tasks`` (or the ini option
+  ``overdub_tasks``), else ``tasks/`` at the rootdir, else the bundled tasks.
+* No submission: the bench's self-check, when a tasks directory is named, when ``--overdub-self-check`` is
+  given (the bundled bench if the rootdir has no ``tasks/``), or when the rootdir is a bench checkout
+  (it has ``tasks/``, ``songs/`` and ``oracles/``).
+* Otherwise (someone else's project with the plugin installed) the plugin collects nothing.
+
+How the tasks get collected: the tasks directory is appended to the session's arguments in
+``pytest_configure`` when the arguments were not given explicitly (they came from ``testpaths`` or the
+current directory) or when an ``--overdub-`` option asked for a run. So a plain ``pytest`` in a bench
+checkout runs ``testpaths`` *and* the self-check, while ``pytest tests/unit/test_x.py`` runs just that file.
+
+Data for junit and xdist rides on ``item.user_properties`` (set before a failure is raised): readable
+``value``/``unit``/``target``/``score`` properties, and the exact records as JSON under ``overdub.*``. The
+controller rebuilds the report from ``pytest_runtest_logreport`` and writes it once in
+``pytest_sessionfinish``. Under xdist the distribution mode ``load`` is turned into ``loadscope`` so each
+task renders on one worker.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+PASS_DEFAULT = 0.9
+FAMILIES = ("mix", "writing", "device", "editing")
+_PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "pydantic", "soundfile", "pyloudnorm", "librosa",
+             "pytest-xdist")
+
+
+class OverdubFailure(Exception):
+    """A check, rule or task that did not hold; its message is the whole story (no traceback shown)."""
+
+
+@dataclass
+class Mode:
+    """What this session does: ``submission`` (score an answer) or ``self-check`` (the validity rules)."""
+
+    kind: str
+    tasks_dir: Path
+    submission_path: Path | None = None
+    submission: Any = None  # pytest_overdub.song.submission.Submission
+    pass_line: float = PASS_DEFAULT
+    trusted: bool | None = None
+    report_path: Path | None = None
+
+    @property
+    def self_check(self) -> bool:
+        return self.kind == "self-check"
+
+    def bench(self) -> Any:
+        return _bench_for(self.tasks_dir)
+
+
+@dataclass
+class Collected:
+    """What the controller gathers from the run's reports, to write the JSON report and the summary."""
+
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    bench: dict[str, Any] | None = None
+    selected: int = 0
+
+    def entry(self, task_id: str) -> dict[str, Any]:
+        return self.tasks.setdefault(task_id, {"checks": [], "rules": []})
+
+
+MODE_KEY = pytest.StashKey["Mode | None"]()
+COLLECTED_KEY = pytest.StashKey[Collected]()
+
+
+# --- options ---------------------------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("overdub", "pytest-overdub: score music-making agents")
+    group.addoption("--overdub-submission", metavar="PATH", default=None,
+                    help="score this submission (ops, {ops}, transactions, a tool-call log or a song) on the tasks")
+    group.addoption("--overdub-tasks", metavar="DIR", default=None,
+                    help="the tasks directory (or a bench directory holding tasks/); default: tasks/ at the rootdir, "
+                         "else the bundled tasks")
+    group.addoption("--overdub-self-check", action="store_true", default=False,
+                    help="run the bench's validity rules (oracle, baseline, near misses, repeat) on purpose")
+    group.addoption("--overdub-pass", metavar="SCORE", default=None,
+                    help=f"the task score the `score` item must reach, 0..1 (default {PASS_DEFAULT})")
+    group.addoption("--overdub-report", metavar="PATH", default=None, help="write the JSON report here")
+    group.addoption("--overdub-trust-kernels", action="store_true", default=False,
+                    help="run song-defined device kernels in-process instead of the sandbox "
+                         "(also OVERDUB_TRUST_KERNELS=1)")
+    parser.addini("overdub_tasks", "the tasks directory, relative to the ini file", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, text in (("overdub", "a pytest-overdub task item"), ("gate", "a pytest-overdub gate check"),
+                       *((f, f"a pytest-overdub task of the {f} family") for f in FAMILIES)):
+        config.addinivalue_line("markers", f"{name}: {text}")
+    mode = _resolve_mode(config)
+    config.stash[MODE_KEY] = mode
+    config.stash[COLLECTED_KEY] = Collected()
+    if mode is None:
+        return
+    config.pluginmanager.register(Recorder(config), "overdub-recorder")
+    if _should_add_tasks(config):
+        target = str(mode.tasks_dir)
+        if all(Path(a.split("::")[0]).resolve() != mode.tasks_dir for a in config.args):
+            config.args.append(target)
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadscope"  # each task renders on one worker
+
+
+def _opt(config: pytest.Config, name: str) -> Any:
+    return config.getoption(name, default=None)
+
+
+def _resolve_mode(config: pytest.Config) -> Mode | None:
+    sub_arg = _opt(config, "overdub_submission")
+    self_check = bool(_opt(config, "overdub_self_check"))
+    tasks_dir = _named_tasks_dir(config)
+    root = config.rootpath
+    if tasks_dir is None:
+        local = root / "tasks"
+        has_local = local.is_dir() and any(local.glob("*.json"))
+        checkout = has_local and (root / "songs").is_dir() and (root / "oracles").is_dir()
+        if has_local and (sub_arg or self_check or checkout):
+            tasks_dir = local.resolve()
+        elif sub_arg or self_check:
+            from .bench.tasks import bundled_bench
+
+            tasks_dir = bundled_bench().tasks_dir.resolve()
+        else:
+            return None
+    mode = Mode(kind="submission" if sub_arg else "self-check", tasks_dir=tasks_dir,
+                pass_line=_pass_line(_opt(config, "overdub_pass")),
+                trusted=True if _opt(config, "overdub_trust_kernels") else None)
+    report = _opt(config, "overdub_report")
+    if report:
+        mode.report_path = Path(report).resolve()
+    if sub_arg:
+        from .errors import OverdubError
+        from .song.submission import load_submission
+
+        mode.submission_path = Path(sub_arg).resolve()
+        try:
+            mode.submission = load_submission(mode.submission_path)
+        except OverdubError as exc:
+            raise pytest.UsageError(f"--overdub-submission={sub_arg}: {exc}") from None
+    return mode
+
+
+def _named_tasks_dir(config: pytest.Config) -> Path | None:
+    opt = _opt(config, "overdub_tasks")
+    if opt:
+        path, where = Path(opt), "--overdub-tasks"
+        path = path if path.is_absolute() else Path(config.invocation_params.dir) / path
+    else:
+        ini = config.getini("overdub_tasks")
+        if not ini:
+            return None
+        base = config.inipath.parent if config.inipath else config.rootpath
+        path, where = base / ini, "ini option overdub_tasks"
+    if (path / "tasks").is_dir():
+        path = path / "tasks"
+    if not path.is_dir() or not any(path.glob("*.json")):
+        raise pytest.UsageError(f"{where}={opt or config.getini('overdub_tasks')}: {path} is not a directory "
+                                "of task files (<id>.json), nor a bench directory holding tasks/")
+    return path.resolve()
+
+
+def _pass_line(text: str | None) -> float:
+    if text is None:
+        return PASS_DEFAULT
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        raise pytest.UsageError(f"--overdub-pass={text}: want a task score between 0 and 1 (e.g. 0.9)")
+    return value
+
+
+def _should_add_tasks(config: pytest.Config) -> bool:
+    asked = any(_opt(config, n) for n in ("overdub_submission", "overdub_self_check", "overdub_tasks"))
+    return asked or config.args_source != pytest.Config.ArgsSource.ARGS
+
+
+def _bench_for(tasks_dir: Path) -> Any:
+    from .bench.tasks import Bench
+
+    if tasks_dir.name == "tasks":
+        return Bench(tasks_dir.parent)
+    return _NamedBench(tasks_dir.parent, tasks_dir)
+
+
+def _named_bench_class() -> type:
+    from dataclasses import dataclass as _dc
+
+    from .bench.tasks import Bench
+
+    @_dc(frozen=True)
+    class NamedBench(Bench):
+        """A bench whose tasks directory is not called ``tasks``."""
+
+        tasks_path: Path = Path("tasks")
+
+        @property
+        def tasks_dir(self) -> Path:  # type: ignore[override]
+            return self.tasks_path
+
+    return NamedBench
+
+
+def _NamedBench(root: Path, tasks_dir: Path) -> Any:  # noqa: N802 - a lazy class, called like one
+    return _named_bench_class()(root, tasks_dir)
+
+
+# --- collection ------------------------------------------------------------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    mode = parent.config.stash.get(MODE_KEY, None)
+    if mode is not None and path.resolve() == mode.tasks_dir:
+        return TasksDir.from_parent(parent, path=path)
+    return None
+
+
+class TasksDir(pytest.Directory):
+    """The tasks directory: one TaskFile per ``<id>.json``, and the bench-level rule in self-check mode."""
+
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        mode: Mode = self.config.stash[MODE_KEY]
+        if mode.self_check:
+            yield BenchItem.from_parent(self, name="bench")
+        for path in sorted(self.path.glob("*.json")):
+            yield TaskFile.from_parent(self, path=path)
+
+
+class TaskFile(pytest.File):
+    """``tasks/<id>.json``: loads the task (a bad file is one collection error naming the problem)."""
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        from .errors import OverdubError
+        from .bench.tasks import load_task
+
+        try:
+            task = load_task(self.path)
+        except OverdubError as exc:
+            raise self.CollectError(str(exc)) from None
+        yield Task.from_parent(self, name=task.id, task=task)
+
+
+class Task(pytest.Collector):
+    """One task; scores (or runs its validity rules) once, on the first item that needs it."""
+
+    def __init__(self, *, task: Any, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.task = task
+        self.mode: Mode = self.config.stash[MODE_KEY]
+        self._cache: dict[str, Any] = {}
+        self.detail_sent = False
+        self.add_marker("overdub")
+        self.add_marker(task.family)
+
+    def collect(self) -> Iterator[pytest.Item]:
+        if self.mode.self_check:
+            bench = self.mode.bench()
+            yield RuleItem.from_parent(self, name="oracle", rule="oracle")
+            yield RuleItem.from_parent(self, name="baseline", rule="baseline")
+            for path in bench.near_miss_paths(self.task.id):
+                what = path.name[len(self.task.id) + 1:-len(".json")]
+                yield RuleItem.from_parent(self, name=f"near-{what}", rule=f"near:{what}", path=path)
+            yield RuleItem.from_parent(self, name="repeat", rule="repeat")
+            return
+        for check in self.task.checks:
+            yield CheckItem.from_parent(self, name=check.id, check_id=check.id, gate=check.gate)
+        yield CheckItem.from_parent(self, name="clean", check_id="clean", gate=True)
+        yield ScoreItem.from_parent(self, name="score")
+
+    # the one scoring of a submission on this task
+    def result(self) -> Any:
+        """The TaskResult of the submission; a task that cannot be scored raises OverdubFailure each time."""
+        if "result" not in self._cache:
+            from .bench.tasks import score_task
+            from .errors import OverdubError
+
+            t0 = time.perf_counter()
+            try:
+                res = score_task(self.task, self.mode.submission, bench=self.mode.bench(),
+                                 trusted=self.mode.trusted)
+                self._cache["result"] = (res, round(time.perf_counter() - t0, 3))
+            except OverdubError as exc:
+                self._cache["result"] = OverdubFailure(f"task {self.task.id}: {exc}")
+        cached = self._cache["result"]
+        if isinstance(cached, OverdubFailure):
+            raise cached
+        return cached[0]
+
+    def verdict(self, rule: str, path: Path | None) -> Any:
+        """Run one validity rule (the oracle's result is reused by ``repeat``)."""
+        from .bench import validity
+
+        bench, trusted = self.mode.bench(), self.mode.trusted
+        if rule == "oracle":
+            self._cache["oracle"] = validity.check_oracle(self.task, bench, trusted=trusted)
+            return self._cache["oracle"]
+        if rule == "baseline":
+            return validity.check_baseline(self.task, bench, trusted=trusted)
+        if rule == "repeat":
+            first = self._cache.get("oracle")
+            return validity.check_repeat(self.task, bench, first=first.result if first else None, trusted=trusted)
+        return validity.check_near_miss(self.task, path, bench, trusted=trusted)
+
+    def task_detail(self, result: Any) -> dict[str, Any]:
+        detail = {"id": self.task.id, "title": self.task.title, "family": self.task.family}
+        if result is not None:
+            seconds = self._cache["result"][1]
+            detail.update(score=result.score, passed=result.score >= self.mode.pass_line,
+                          grader_hash=result.grader_hash, warnings=list(result.warnings), error=result.error,
+                          timings={**result.timings, "task_seconds": seconds})
+        return detail
+
+
+class _OverdubItem(pytest.Item):
+    parent: Task
+
+    def _prop(self, name: str, value: Any) -> None:
+        self.user_properties.append((name, value))
+
+    def _send_detail(self, result: Any, *, always: bool = False) -> None:
+        task = self.parent
+        if always or not task.detail_sent:
+            self._prop("overdub.task", json.dumps(task.task_detail(result)))
+            task.detail_sent = True
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, OverdubFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, self.nodeid.split("::", 1)[-1]
+
+    def _context(self, result: Any) -> str:
+        mode = self.parent.mode
+        lines = [f"task {result.task} scores {result.score:.3f} (pass line {mode.pass_line:g})"]
+        if result.error:
+            lines.append(f"error: {result.error}")
+        lines += [f"render warning: {w}" for w in result.warnings]
+        lines.append(f"submission: {mode.submission_path}")
+        return "\n".join(lines)
+
+
+class CheckItem(_OverdubItem):
+    """One check of the task on the submission: fails when the check scores under 1."""
+
+    def __init__(self, *, check_id: str, gate: bool, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.check_id = check_id
+        if gate:
+            self.add_marker("gate")
+
+    def runtest(self) -> None:
+        from .bench.report import result_to_dict
+
+        result = self.parent.result()
+        self._send_detail(result)
+        check = result.check(self.check_id)
+        data = next(c for c in result_to_dict(result)["checks"] if c["id"] == self.check_id)
+        self._prop("value", data["value"])
+        self._prop("unit", data["unit"])
+        self._prop("target", json.dumps(data["target"]))
+        self._prop("score", data["score"])
+        self._prop("overdub.check", json.dumps({"task": result.task, **data}))
+        if check.score < 1.0:
+            raise OverdubFailure(f"{self.check_id}: {check.line()}\n{self._context(result)}")
+
+
+class ScoreItem(_OverdubItem):
+    """The task's score against the pass line (``--overdub-pass``)."""
+
+    def runtest(self) -> None:
+        result = self.parent.result()
+        self._send_detail(result, always=True)
+        self._prop("score", result.score)
+        line = self.parent.mode.pass_line
+        if result.score < line:
+            text = "\n".join(f"  {c.line()}" for c in result.checks)
+            raise OverdubFailure(f"{result.task} scores {result.score:.3f}, under the pass line {line:g}\n"
+                                 f"{text}\n{self._context(result)}")
+
+
+class RuleItem(_OverdubItem):
+    """One validity rule of the self-check on one task."""
+
+    def __init__(self, *, rule: str, path: Path | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.rule, self.rule_path = rule, path
+
+    def runtest(self) -> None:
+        from .errors import OverdubError
+
+        self._send_detail(None)
+        try:
+            verdict = self.parent.verdict(self.rule, self.rule_path)
+        except OverdubError as exc:
+            self._rule_props(ok=False, message=str(exc), score=None)
+            raise OverdubFailure(f"{self.parent.task.id} {self.rule}: {exc}") from None
+        score = verdict.result.score if verdict.result is not None else None
+        self._rule_props(ok=verdict.ok, message=verdict.message, score=score)
+        if not verdict.ok:
+            text = verdict.result.text() if verdict.result is not None else ""
+            raise OverdubFailure(f"{self.parent.task.id} {self.rule}: {verdict.message}\n{text}".rstrip())
+
+    def _rule_props(self, *, ok: bool, message: str, score: float | None) -> None:
+        self._prop("score", score)
+        self._prop("overdub.rule", json.dumps({"task": self.parent.task.id, "rule": self.rule, "ok": ok,
+                                               "message": message, "score": score}))
+
+
+class BenchItem(pytest.Item):
+    """The bench as a whole: 12-16 tasks, every family twice, an oracle per task, songs that build."""
+
+    def runtest(self) -> None:
+        from .bench.validity import check_bench
+
+        mode: Mode = self.config.stash[MODE_KEY]
+        problems = check_bench(mode.bench())
+        self.user_properties.append(("overdub.bench", json.dumps({"ok": not problems, "problems": problems})))
+        if problems:
+            raise OverdubFailure("the bench is not valid:\n" + "\n".join(f"  {p}" for p in problems))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, OverdubFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, "bench"
+
+
+# --- reporting -------------------------------------------------------------------------------------
+
+
+class Recorder:
+    """Gathers the overdub records riding on the reports (on the controller under xdist)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        collected = self.config.stash[COLLECTED_KEY]
+        for key, value in report.user_properties:
+            if key == "overdub.bench":
+                collected.bench = json.loads(value)
+            elif key == "overdub.task":
+                detail = json.loads(value)
+                collected.entry(detail["id"]).update(detail)
+            elif key in ("overdub.check", "overdub.rule"):
+                data = json.loads(value)
+                collected.entry(data.pop("task"))["checks" if key == "overdub.check" else "rules"].append(data)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        self.config.stash[COLLECTED_KEY].selected = sum(isinstance(i, (_OverdubItem, BenchItem)) for i in items)
+
+
+def build_report(config: pytest.Config) -> dict[str, Any]:
+    """The session's JSON report (see module docstring); every number JSON-safe."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from . import BENCH_VERSION, __version__
+
+    mode: Mode = config.stash[MODE_KEY]
+    collected = config.stash[COLLECTED_KEY]
+    packages = {}
+    for name in _PACKAGES:
+        try:
+            packages[name] = version(name)
+        except PackageNotFoundError:
+            packages[name] = __version__ if name == "pytest-overdub" else None
+    tasks = []
+    for tid in sorted(collected.tasks):
+        raw = dict(collected.tasks[tid])
+        listed = raw.pop("rules") if mode.self_check else raw.pop("checks")
+        raw.pop("checks" if mode.self_check else "rules")
+        tasks.append({**raw, "id": tid, "rules" if mode.self_check else "checks": listed})
+    scores = [t["score"] for t in tasks if isinstance(t.get("score"), (int, float))]
+    hashes = sorted(t["grader_hash"] for t in tasks if t.get("grader_hash"))
+    sub = mode.submission
+    report = {
+        "bench_version": BENCH_VERSION,
+        "mode": mode.kind,
+        "grader_hash": _combined_hash(hashes),
+        "submission": None if sub is None else {"path": str(mode.submission_path), "sha256": sub.sha256},
+        "pass_line": mode.pass_line,
+        "python": platform.python_version(),
+        "packages": packages,
+        "tasks": tasks,
+        "mean": round(sum(scores) / len(scores), 3) if scores else None,
+    }
+    if mode.self_check:
+        report["bench"] = collected.bench
+    return report
+
+
+def _combined_hash(hashes: list[str]) -> str | None:
+    if not hashes:
+        return None
+    import hashlib
+
+    return hashlib.sha256("\n".join(hashes).encode()).hexdigest()[:16]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    mode = config.stash.get(MODE_KEY, None)
+    if mode is None or hasattr(config, "workerinput") or mode.report_path is None:
+        return
+    report = build_report(config)
+    mode.report_path.parent.mkdir(parents=True, exist_ok=True)
+    mode.report_path.write_text(json.dumps(report, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    mode = config.stash.get(MODE_KEY, None)
+    if mode is None or hasattr(config, "workerinput"):
+        return
+    collected = config.stash[COLLECTED_KEY]
+    tr = terminalreporter
+    keyword = config.getoption("keyword", default="")
+    if not collected.tasks and not collected.selected and keyword:
+        tr.write_sep("-", "overdub")
+        known = ", ".join(sorted(p.stem for p in mode.tasks_dir.glob("*.json")))
+        tr.write_line(f"-k {keyword!r} matched no task or check in {mode.tasks_dir} (tasks: {known})")
+        return
+    if not collected.tasks:
+        return
+    tr.write_sep("-", f"overdub {mode.kind}")
+    if mode.self_check:
+        for tid, entry in sorted(collected.tasks.items()):
+            rules = "  ".join(f"{r['rule']} {'ok' if r['ok'] else 'FAIL'}"
+                              + (f" {r['score']:.3f}" if isinstance(r["score"], (int, float)) else "")
+                              for r in entry["rules"])
+            tr.write_line(f"{tid:<28} {rules}")
+        return
+    scores = []
+    for tid, entry in sorted(collected.tasks.items()):
+        score = entry.get("score")
+        if isinstance(score, (int, float)):
+            scores.append(score)
+            flag = "pass" if entry.get("passed") else "FAIL"
+            tr.write_line(f"{tid:<28} {score:>6.3f}  {flag}")
+        else:
+            tr.write_line(f"{tid:<28} {'-':>6}  (not scored)")
+    if scores:
+        tr.write_line(f"{'mean':<28} {sum(scores) / len(scores):>6.3f}  over {len(scores)} task(s)")
+    if mode.submission_path is not None:
+        tr.write_line(f"submission {mode.submission_path} (sha256 {mode.submission.sha256[:12]}...)")
