@@ -336,8 +336,7 @@ def format_kernel_traceback(filename: str, exc: BaseException) -> str:
     te = traceback.TracebackException.from_exception(exc, capture_locals=False)
     frames = list(te.stack)
     first = next((i for i, f in enumerate(frames) if f.filename == filename), None)
-    if first is not None:
-        te.stack = traceback.StackSummary.from_list(frames[first:])
+    te.stack = traceback.StackSummary.from_list(frames[first:] if first is not None else [])
     return "".join(te.format()).rstrip()
 
 
