@@ -1,0 +1,65 @@
+"""Dynamics primitives against their closed forms."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from pytest_overdub.dsp.dynamics import (PeakFollower, RmsFollower, db_to_gain, gain_computer, gain_to_db,
+                                         hard_clip, peak_hold_release, soft_clip)
+from pytest_overdub.errors import DeviceError
+
+
+def loop_reference(u, a, state=0.0):
+    e, out = state, []
+    for v in u:
+        e = max(v, a * e)
+        out.append(e)
+    return np.array(out)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0, 10), min_size=1, max_size=60), st.floats(0.01, 0.999), st.floats(0, 5))
+def test_log_domain_release_equals_the_recursion(values, a, state):
+    u = np.array(values)
+    np.testing.assert_allclose(peak_hold_release(u, coeff=a, state=state), loop_reference(u, a, state),
+                               rtol=1e-9, atol=1e-300)
+
+
+def test_peak_follower_release_time_constant_and_segments():
+    pf = PeakFollower(release_s=0.01, sr=1000)
+    env = pf.process(np.eye(1, 50))
+    assert env[10] == pytest.approx(math.exp(-1))
+    pf2 = PeakFollower(release_s=0.01, sr=1000)
+    parts = np.concatenate([pf2.process(np.eye(1, 50)[:, a:b]) for a, b in [(0, 1), (1, 7), (7, 50)]])
+    np.testing.assert_allclose(parts, env, rtol=1e-12)
+
+
+def test_rms_follower_of_a_sine():
+    t = np.arange(48000) / 48000
+    env = RmsFollower(window_s=0.05, sr=48000).process(np.sin(2 * np.pi * 100 * t))
+    assert env[-1] == pytest.approx(1 / math.sqrt(2), rel=0.02)
+
+
+def test_gain_computer_knee_is_continuous():
+    kw = dict(threshold_db=-20, ratio=4, knee_db=10)
+    x = np.array([-25.0 - 1e-9, -25.0, -15.0, -15.0 + 1e-9, -10.0])
+    gr = gain_computer(x, **kw)
+    assert gr[0] == 0 and gr[1] == 0
+    assert gr[2] == pytest.approx(5 * 0.75) and gr[3] == pytest.approx(5 * 0.75)
+    assert gr[4] == pytest.approx(10 * 0.75)
+    with pytest.raises(DeviceError, match="0.5"):
+        gain_computer(x, threshold_db=-20, ratio=0.5, knee_db=0)
+
+
+def test_db_helpers_and_clips():
+    assert db_to_gain(20.0) == pytest.approx(10.0)
+    assert gain_to_db(0.0) == -240.0 and gain_to_db(np.array([0.1]))[0] == pytest.approx(-20.0)
+    np.testing.assert_array_equal(hard_clip(np.array([-3.0, 0.2, 3.0]), ceiling=0.5), [-0.5, 0.2, 0.5])
+    x = np.linspace(-20, 20, 100001)
+    y = soft_clip(x)
+    knee = 10 ** (-3 / 20)
+    np.testing.assert_array_equal(y[np.abs(x) <= knee], x[np.abs(x) <= knee])
+    assert np.abs(y).max() <= 10 ** (-0.5 / 20)
+    assert np.all(np.diff(y) >= 0)  # monotonic

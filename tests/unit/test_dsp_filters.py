@@ -1,0 +1,78 @@
+"""Filters against analytic responses and scipy's own designs."""
+
+import numpy as np
+import pytest
+from scipy import signal
+
+from pytest_overdub.dsp.filters import (BIQUAD_KINDS, Crossover, OnePole, SOSFilter, butterworth,
+                                        linkwitz_riley4, one_pole, rbj_biquad)
+from pytest_overdub.errors import DeviceError
+
+SR = 48000
+
+
+def mag_db(sos, f):
+    _, h = signal.sosfreqz(np.atleast_2d(sos), worN=[f], fs=SR)
+    return 20 * np.log10(abs(h[0]))
+
+
+def test_rbj_peak_and_shelves_hit_their_gains():
+    assert mag_db(rbj_biquad("peak", freq_hz=1000, sr=SR, q=2, gain_db=6), 1000) == pytest.approx(6, abs=1e-9)
+    assert mag_db(rbj_biquad("lowshelf", freq_hz=200, sr=SR, gain_db=-8), 10) == pytest.approx(-8, abs=0.01)
+    assert mag_db(rbj_biquad("lowshelf", freq_hz=200, sr=SR, gain_db=-8), 200) == pytest.approx(-4, abs=1e-9)
+    assert mag_db(rbj_biquad("highshelf", freq_hz=3000, sr=SR, gain_db=9), 23000) == pytest.approx(9, abs=0.05)
+
+
+def test_rbj_lp_hp_bp_notch_landmarks():
+    q = 1 / np.sqrt(2)
+    assert mag_db(rbj_biquad("lp", freq_hz=1000, sr=SR, q=q), 1000) == pytest.approx(-3.0103, abs=1e-3)
+    assert mag_db(rbj_biquad("hp", freq_hz=1000, sr=SR, q=q), 1000) == pytest.approx(-3.0103, abs=1e-3)
+    assert mag_db(rbj_biquad("bp", freq_hz=1000, sr=SR, q=3), 1000) == pytest.approx(0, abs=1e-9)
+    assert mag_db(rbj_biquad("notch", freq_hz=1000, sr=SR, q=3), 1000) < -200
+
+
+def test_butterworth_matches_scipy():
+    ours = butterworth("lp", order=4, freq_hz=2000, sr=SR)
+    ref = signal.butter(4, 2000, "lp", fs=SR, output="sos")
+    w = np.linspace(10, 23000, 200)
+    _, a = signal.sosfreqz(ours, worN=w, fs=SR)
+    _, b = signal.sosfreqz(ref, worN=w, fs=SR)
+    np.testing.assert_allclose(abs(a), abs(b), atol=1e-9)
+
+
+def test_one_pole_is_3db_at_cutoff():
+    assert mag_db(one_pole("lp", freq_hz=500, sr=SR), 500) == pytest.approx(-3.0103, abs=1e-3)
+    assert mag_db(one_pole("hp", freq_hz=500, sr=SR), 500) == pytest.approx(-3.0103, abs=1e-3)
+    assert mag_db(one_pole("hp", freq_hz=500, sr=SR), 1) < -50
+
+
+def test_linkwitz_riley_sums_to_allpass_and_is_6db_at_split():
+    lo, hi = linkwitz_riley4(freq_hz=300, sr=SR)
+    w = np.geomspace(20, 20000, 100)
+    _, a = signal.sosfreqz(lo, worN=w, fs=SR)
+    _, b = signal.sosfreqz(hi, worN=w, fs=SR)
+    np.testing.assert_allclose(abs(a + b), 1.0, atol=1e-9)
+    assert mag_db(lo, 300) == pytest.approx(-6.0206, abs=1e-3)
+    xo = Crossover(freq_hz=300, sr=SR)
+    x = np.random.default_rng(0).standard_normal((2, 4000))
+    lo_x, hi_x = xo.split(x)
+    np.testing.assert_allclose(lo_x + hi_x, Crossover(freq_hz=300, sr=SR).allpass(x), atol=1e-9)
+
+
+def test_state_is_carried_exactly_between_calls():
+    x = np.random.default_rng(1).standard_normal((2, 10000))
+    whole = SOSFilter(butterworth("hp", order=4, freq_hz=80, sr=SR)).process(x)
+    f = SOSFilter(butterworth("hp", order=4, freq_hz=80, sr=SR))
+    parts = np.concatenate([f.process(x[:, a:b]) for a, b in [(0, 1), (1, 66), (66, 8259), (8259, 10000)]], 1)
+    assert np.array_equal(whole, parts)
+    lp = OnePole("lp", freq_hz=100, sr=SR)
+    assert lp.process(np.ones(1)).shape == (1,)
+
+
+def test_bad_input_names_what_was_wrong():
+    with pytest.raises(DeviceError, match="allowed: " + ", ".join(BIQUAD_KINDS)):
+        rbj_biquad("band", freq_hz=100, sr=SR)
+    with pytest.raises(DeviceError, match="-5"):
+        rbj_biquad("lp", freq_hz=-5, sr=SR)
+    with pytest.raises(DeviceError, match="even"):
+        butterworth("lp", order=3, freq_hz=100, sr=SR)
