@@ -205,7 +205,7 @@ def _drive(x: np.ndarray, drive: float) -> np.ndarray:
 def _pan_gains(pan: float) -> tuple[float, float]:
     """Balance-style constant-power pan, -1..1: centre is unity on both sides."""
     a = (np.clip(pan, -1.0, 1.0) + 1.0) * np.pi / 4.0
-    return float(np.cos(a) * np.sqrt(2.0)), float(np.sin(a) * np.sqrt(2.0))
+    return float(np.cos(a) * np.sqrt(2.0)), float(np.cos(np.pi / 2.0 - a) * np.sqrt(2.0))  # equal at centre
 
 
 class _Synth(Instrument):
@@ -325,7 +325,7 @@ class Bass(_Synth):
         one, zero, half = np.ones(1), np.zeros(1), np.full(1, 0.5)  # the saw starts at its zero crossing
         rows = osc_bank(dt, one, half, one, zero, 0, 0.5, 1.0)  # row 0: saw + sub sine, row 1: sub sine
         sqr = osc_bank(dt, one, half, one, zero, 1, 0.5, 0.0)[0]
-        x = 0.5 * ((1.0 - wave) * (rows[0] - rows[1]) + wave * sqr) + 0.8 * sub * rows[1]
+        x = 0.5 * ((1.0 - wave) * (rows[0] - rows[1]) - wave * sqr) + 0.8 * sub * rows[1]  # -sqr: fundamentals in phase
         y = svf_lowpass(x, _g_of(fc, sr), k)
         d = 1.0 + 4.0 * drive
         y = np.tanh(d * y) / (1.0 + drive)
@@ -391,13 +391,13 @@ class Keys(_Synth):
             body = np.sin(w)
             body[:m_fm] = np.sin(wf + index * np.sin(wf))
             tine_idx = (0.2 + 1.6 * bright) * ding
-            tine = (0.04 + 0.35 * bell) * v * nyq_ok(16.0) * ding * np.sin(14.0 * wd + tine_idx * np.sin(wd))
+            tine = (0.04 + 0.35 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(16.0) * ding * np.sin(14.0 * wd + tine_idx * np.sin(wd))
         else:  # GRAND: 1:2 pair plus a second carrier, bell partial at 7x
             index = (0.5 + 2.5 * bright) * (0.5 + 0.5 * v) * nyq_ok(6.0) * fast
             body = np.sin(w) + 0.3 * np.sin(2.0 * w)
             body[:m_fm] = np.sin(wf + index * np.sin(2.0 * wf)) + 0.3 * np.sin(2.0 * wf + 0.5 * index * np.sin(wf))
             tine_idx = (0.2 + 1.4 * bright) * ding
-            tine = (0.03 + 0.3 * bell) * v * nyq_ok(9.0) * ding * np.sin(7.0 * wd + tine_idx * np.sin(2.0 * wd))
+            tine = (0.03 + 0.3 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(9.0) * ding * np.sin(7.0 * wd + tine_idx * np.sin(2.0 * wd))
         body[:m_ding] += tine
         env = adsr(note.dur_s, sr=sr, attack_s=0.002, decay_s=t60, sustain=0.0, release_s=p["release"], n_frames=m)
         return self.LEVEL * v * env * body
@@ -501,13 +501,13 @@ class Pad(_Synth):
     ADSR with ``attack``/``release``, then on the pad's bus: an SVF low-pass at ``tone`` whose cutoff
     ``motion`` sweeps (±1.5 octaves at most, 0.13 Hz) with a gentle amplitude swell (0.21 Hz), a
     stereo chorus (two modulated delays, 12 ± 4 ms, 0.4 Hz in quadrature, wet ``chorus``), and ``space``:
-    a four-line FDN wash (T60 1.2..3.2 s, damped) mixed in at up to -6 dB.
+    a four-line FDN wash (T60 1.2..3.2 s, damped) mixed in at up to -12 dB.
 
     Notes whose bus params (tone, motion, chorus, space) differ are processed on separate buses.
     """
 
     spec = HOUSE_SPECS["core.pad"]
-    LEVEL = 0.38
+    LEVEL = 0.22
     BUS_KEYS = ("tone", "motion", "chorus", "space")
 
     def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
@@ -571,7 +571,7 @@ class Pad(_Synth):
         delays = np.array([int(sr * ms / 1000.0) for ms in (29.7, 37.1, 41.1, 43.7)], dtype=np.int64)
         gains = 10.0 ** (-3.0 * delays / (t60 * sr))
         lines = fdn4(0.5 * (y[0] + y[1]), delays, gains, 0.35)
-        return 0.5 * amount * np.stack([lines[0] - lines[2], lines[1] - lines[3]])
+        return 0.25 * amount * np.stack([lines[0] - lines[2] + 0.5 * lines[1], lines[1] - lines[3] + 0.5 * lines[0]])
 
 
 # --------------------------------------------------------------------------------------------- poly
@@ -618,7 +618,7 @@ class Poly(_Synth):
         ph0 = rng.uniform(0.0, 1.0, n_osc)
         a = (np.clip(pos * p["spread"], -1.0, 1.0) + 1.0) * np.pi / 4.0
         norm = math.sqrt(2.0 / n_osc)
-        lr = osc_bank(dt, ratios, ph0, norm * np.cos(a), norm * np.sin(a), 0 if wave == 0 else 1,
+        lr = osc_bank(dt, ratios, ph0, norm * np.cos(a), norm * np.cos(np.pi / 2.0 - a), 0 if wave == 0 else 1,
                       0.5 if wave == 1 else pw, p["sub"])
         left, right = lr[0], lr[1]
         fc = p["cutoff"] * np.exp2(6.0 * p["envamt"] * np.exp(-t / p["fdecay"]))

@@ -1,0 +1,271 @@
+"""The six house instruments: measured sound requirements plus the contract invariants."""
+
+import numpy as np
+import pytest
+
+from pytest_overdub.devices.base import NoteEvent
+from pytest_overdub.devices.drums import Drums
+from pytest_overdub.devices.synths import Bass, Keys, Pad, Pluck, Poly
+
+SR = 48000
+ALL = [Drums, Bass, Keys, Pluck, Pad, Poly]
+
+
+def note(cls, pitch, *, start=0.0, dur=0.5, vel=0.8, index=0, **params):
+    return NoteEvent(start, dur, pitch, vel, index, cls.spec.defaults() | params)
+
+
+def render(cls, notes, seconds=1.5, seed=11, **params):
+    dev = cls(sr=SR, tempo_bpm=120, seed=seed, params=cls.spec.defaults() | params)
+    return dev.render(notes, n_frames=int(seconds * SR))
+
+
+def power_spectrum(x):
+    spec = np.abs(np.fft.rfft(x)) ** 2
+    return np.fft.rfftfreq(x.shape[-1], 1 / SR), spec
+
+
+def share(x, lo, hi):
+    f, p = power_spectrum(x)
+    return p[(f >= lo) & (f < hi)].sum() / p.sum()
+
+
+def typical(cls):
+    pitch = 38 if cls is Drums else 57
+    return [note(cls, pitch if cls is not Drums else p, start=0.3 * i, dur=0.25, index=i)
+            for i, p in enumerate([36, 42, 38, 42, 46, 49] if cls is Drums else [57, 60, 64, 67, 69, 72])]
+
+
+# ------------------------------------------------------------------ contract invariants
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+def test_contract_invariants(cls):
+    notes = typical(cls)
+    a = render(cls, notes, seconds=2.5)
+    b = render(cls, notes, seconds=2.5)
+    assert a.shape == (2, int(2.5 * SR)) and a.dtype == np.float64
+    assert np.isfinite(a).all()
+    assert np.array_equal(a, b)  # bit-identical on a second render
+    assert np.abs(a).max() > 1e-3
+    assert not np.array_equal(a, render(cls, notes, seconds=2.5, seed=12)) or cls in (Bass,)
+    assert not render(cls, [], seconds=0.5).any()
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+def test_note_at_buffer_end_does_not_overflow(cls):
+    n = SR // 2
+    pitch = 36 if cls is Drums else 57
+    y = cls(sr=SR, tempo_bpm=120, seed=1, params={}).render(
+        [note(cls, pitch, start=(n - 10) / SR, dur=2.0), note(cls, pitch, start=1.0, index=1)], n_frames=n)
+    assert y.shape == (2, n) and np.isfinite(y).all() and np.abs(y[:, -10:]).max() > 0
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+def test_single_note_level(cls):
+    pitch = 36 if cls is Drums else (45 if cls is Bass else 60)
+    y = render(cls, [note(cls, pitch, dur=1.0 if cls is not Pad else 2.0)], seconds=3.0)
+    peak_db = 20 * np.log10(np.abs(y).max())
+    assert -14.0 <= peak_db <= -5.0, peak_db
+
+
+# ------------------------------------------------------------------ drums
+
+
+@pytest.mark.parametrize("kit", [0, 1, 2])
+def test_kick_energy_is_low_and_centred(kit):
+    y = render(Drums, [note(Drums, 36, kit=kit)], seconds=1.5, kit=kit)
+    assert np.array_equal(y[0], y[1])
+    f, p = power_spectrum(y[0])
+    centroid = (f * p).sum() / p.sum()
+    assert 40.0 <= centroid <= 100.0, centroid
+    assert share(y[0], 0, 150) > 0.85
+
+
+@pytest.mark.parametrize("pitch", [38, 40])
+def test_snare_is_centred_even_with_width(pitch):
+    y = render(Drums, [note(Drums, pitch, width=1.0, room=1.0)], width=1.0)
+    assert np.array_equal(y[0], y[1])
+
+
+@pytest.mark.parametrize("kit", [0, 1, 2])
+@pytest.mark.parametrize("pitch", [42, 44, 46])
+def test_hats_live_above_6k(kit, pitch):
+    y = render(Drums, [note(Drums, pitch, kit=kit, room=0.0)], kit=kit)
+    assert share(y.sum(axis=0), 6000, SR / 2) > 0.9
+
+
+def test_kits_sound_different():
+    kicks = [render(Drums, [note(Drums, 36, kit=k)], kit=k)[0] for k in (0, 1, 2)]
+    for i in range(3):
+        for j in range(i + 1, 3):
+            assert np.abs(kicks[i] - kicks[j]).max() > 0.05
+
+
+def test_open_hat_is_choked_by_closed_hat():
+    open_only = render(Drums, [note(Drums, 46, room=0.0)], room=0.0)
+    choked = render(Drums, [note(Drums, 46, room=0.0), note(Drums, 42, start=0.1, index=1, room=0.0)], room=0.0)
+    closed = render(Drums, [note(Drums, 42, start=0.1, index=1, room=0.0)], room=0.0)
+    late = slice(int(0.25 * SR), int(0.45 * SR))  # after the choke; the unchoked open hat rings on
+    assert np.abs(open_only[:, late]).max() > 0.002
+    assert np.abs((choked - closed)[:, late]).max() == 0.0
+
+
+def test_width_spreads_toms_and_tone_tilts():
+    narrow = render(Drums, [note(Drums, 50, width=0.0)], width=0.0)
+    wide = render(Drums, [note(Drums, 50, width=1.0)], width=1.0)
+    assert np.array_equal(narrow[0], narrow[1]) and not np.array_equal(wide[0], wide[1])
+    dark = render(Drums, [note(Drums, 38, tone=-1.0, room=0.0)])
+    bright = render(Drums, [note(Drums, 38, tone=1.0, room=0.0)])
+    assert share(bright[0], 1000, SR / 2) > share(dark[0], 1000, SR / 2) + 0.2
+
+
+def test_cymbal_models_differ():
+    ys = [render(Drums, [note(Drums, 49, cym_model=m)], cym_model=m)[0] for m in (0, 1, 2)]
+    assert all(share(y, 3000, SR / 2) > 0.7 for y in ys)
+    assert np.abs(ys[0] - ys[1]).max() > 0.01 and np.abs(ys[1] - ys[2]).max() > 0.01
+
+
+# ------------------------------------------------------------------ bass
+
+
+@pytest.mark.parametrize("pitch", [33, 40, 45])  # A1, E2, A2
+def test_bass_energy_below_250(pitch):
+    y = render(Bass, [note(Bass, pitch, dur=1.0)])
+    assert np.array_equal(y[0], y[1])  # mono
+    assert share(y[0], 0, 250) >= 0.7
+
+
+def _pitch_track(x, frame):
+    """Frequency of the strongest low harmonic in one frame (zero-padded FFT, 1 Hz resolution)."""
+    seg = x[frame:frame + 4800] * np.hanning(4800)
+    spec = np.abs(np.fft.rfft(seg, SR))
+    return np.argmax(spec[20:400]) + 20
+
+
+def test_bass_legato_glide_and_retrigger():
+    notes = [note(Bass, 45, dur=0.5, glide=100.0, sub=0.0),
+             note(Bass, 52, start=0.5, dur=0.5, index=1, glide=100.0, sub=0.0)]
+    y = render(Bass, notes, sub=0.0, glide=100.0)[0]
+    # the sub is off, so the strongest partial is the fundamental: 110 Hz, then 164.8 Hz after the glide
+    assert abs(_pitch_track(y, int(0.2 * SR)) - 110) <= 2
+    assert abs(_pitch_track(y, int(0.75 * SR)) - 164.8) <= 2
+    env = np.abs(y)
+    # LEGATO: the amplitude does not dip at the join; RETRIG: it restarts from the held level (no gap)
+    join = slice(int(0.49 * SR), int(0.51 * SR))
+    assert env[join].max() > 0.3 * env[: int(0.5 * SR)].max()
+    legato = render(Bass, notes, sub=0.0)
+    retrig = render(Bass, [note(Bass, 45, dur=0.5, mode=1), note(Bass, 52, start=0.5, dur=0.5, index=1, mode=1)])
+    assert not np.array_equal(legato, retrig)
+
+
+def test_bass_is_monophonic():
+    chord = render(Bass, [note(Bass, 45, dur=1.0), note(Bass, 52, start=0.0, dur=1.0, index=1)])[0]
+    single = render(Bass, [note(Bass, 52, start=0.0, dur=1.0, index=1)])[0]
+    # both notes start together: one voice plays the later-sorted note only, never a sum
+    assert np.abs(chord).max() < 1.3 * np.abs(single).max()
+
+
+# ------------------------------------------------------------------ keys
+
+
+def _presence_db(**params):
+    y = render(Keys, [note(Keys, 69, dur=1.0, **params)], **params)
+    return 10 * np.log10(share(y.sum(axis=0), 4000, 8000))
+
+
+@pytest.mark.parametrize("voice", [0, 1])
+def test_keys_bright_and_bell_raise_presence(voice):
+    lo, hi = _presence_db(voice=voice, bright=0.0), _presence_db(voice=voice, bright=1.0)
+    assert hi - lo >= 3.0, (lo, hi)
+    lo, hi = _presence_db(voice=voice, bell=0.0), _presence_db(voice=voice, bell=1.0)
+    assert hi - lo >= 3.0, (lo, hi)
+
+
+def test_keys_tremolo_and_decay():
+    steady = render(Keys, [note(Keys, 60, dur=1.0, trem=0.0)], trem=0.0)
+    trem = render(Keys, [note(Keys, 60, dur=1.0, trem=1.0, rate=4.0)], trem=1.0, rate=4.0)
+    assert np.array_equal(steady[0], steady[1]) and not np.array_equal(trem[0], trem[1])
+    short = render(Keys, [note(Keys, 60, dur=1.0, decay=0.3)])
+    long = render(Keys, [note(Keys, 60, dur=1.0, decay=2.5)])
+    late = slice(int(0.7 * SR), int(0.9 * SR))
+    assert np.abs(long[:, late]).max() > 4 * np.abs(short[:, late]).max()
+
+
+# ------------------------------------------------------------------ pluck
+
+
+def test_pluck_pitch_is_right():
+    y = render(Pluck, [note(Pluck, 57, dur=1.0, spread=0.0, body=0.0)], body=0.0)[0]
+    seg = y[int(0.1 * SR): int(1.1 * SR)] * np.hanning(SR)
+    spec = np.abs(np.fft.rfft(seg, 8 * SR))
+    f = np.fft.rfftfreq(8 * SR, 1 / SR)
+    band = (f > 150) & (f < 300)
+    f0 = f[band][np.argmax(spec[band])]
+    assert abs(f0 - 220.0) / 220.0 < 0.01, f0
+
+
+@pytest.mark.parametrize("decay", [0.5, 1.5])
+def test_pluck_decay_t60(decay):
+    y = render(Pluck, [note(Pluck, 57, dur=3.0, decay=decay, body=0.0)], seconds=3.0, body=0.0).sum(axis=0)
+    frame = SR // 100
+    rms = np.sqrt(np.mean(y[: len(y) // frame * frame].reshape(-1, frame) ** 2, axis=1))
+    db = 20 * np.log10(np.maximum(rms, 1e-12))
+    t = np.arange(db.shape[0]) * 0.01
+    use = (t > 0.05) & (db > db.max() - 40) & (t < 0.9 * decay)
+    slope = np.polyfit(t[use], db[use], 1)[0]  # dB per second
+    t60 = -60.0 / slope
+    assert abs(t60 - decay) / decay < 0.3, t60
+
+
+def test_pluck_mute_damps_after_note_off():
+    held = render(Pluck, [note(Pluck, 57, dur=1.5, mute=0.05)], mute=0.05)
+    released = render(Pluck, [note(Pluck, 57, dur=0.2, mute=0.05)], mute=0.05)
+    late = slice(int(0.5 * SR), int(1.0 * SR))
+    assert np.abs(released[:, late]).max() < 0.01 * np.abs(held[:, late]).max()
+
+
+# ------------------------------------------------------------------ pad and poly
+
+
+def test_pad_tone_and_chorus():
+    dark = render(Pad, [note(Pad, 60, dur=1.0, tone=400.0)], seconds=2.0, tone=400.0)
+    bright = render(Pad, [note(Pad, 60, dur=1.0, tone=8000.0)], seconds=2.0, tone=8000.0)
+    assert share(bright.sum(0), 1000, SR / 2) > 10 * share(dark.sum(0), 1000, SR / 2)
+    def corr(y):
+        return np.sum(y[0] * y[1]) / np.sqrt(np.sum(y[0] ** 2) * np.sum(y[1] ** 2))
+
+    def pad(chorus, space):
+        return render(Pad, [note(Pad, 60, dur=1.0, chorus=chorus, detune=0.0, space=space)], seconds=2.0)
+
+    dry = corr(pad(0.0, 0.0))
+    assert corr(pad(1.0, 0.0)) < dry - 0.1  # the chorus widens
+    assert 0.0 < corr(pad(0.0, 1.0)) < dry  # the wash widens too, and stays mono-compatible
+
+
+def test_pad_attack_is_slow():
+    y = render(Pad, [note(Pad, 60, dur=2.0, attack=1.0)], seconds=3.0, attack=1.0)
+    early = np.abs(y[:, : int(0.1 * SR)]).max()
+    assert early < 0.25 * np.abs(y).max()
+
+
+def test_poly_filter_envelope_and_waves():
+    up = render(Poly, [note(Poly, 48, dur=0.5, envamt=1.0, cutoff=300.0)])
+    down = render(Poly, [note(Poly, 48, dur=0.5, envamt=-1.0, cutoff=300.0)])
+    first = slice(0, int(0.1 * SR))
+    assert share(up[0, first], 2000, SR / 2) > 10 * share(down[0, first], 2000, SR / 2)
+    saw = render(Poly, [note(Poly, 48, wave=0, detune=0.0, sub=0.0, spread=0.0)])[0]
+    sq = render(Poly, [note(Poly, 48, wave=1, detune=0.0, sub=0.0, spread=0.0)])[0]
+    f, ps = power_spectrum(saw)
+    _, pq = power_spectrum(sq)
+    h2 = np.abs(f - 2 * 130.81) < 3
+    h1 = np.abs(f - 130.81) < 3
+    # a square has no 2nd harmonic; a saw's is 6 dB under its fundamental
+    assert ps[h2].sum() / ps[h1].sum() > 0.15 and pq[h2].sum() / pq[h1].sum() < 0.01
+
+
+def test_poly_unison_spreads():
+    y = render(Poly, [note(Poly, 60, unison=1.0, spread=1.0, detune=20.0)])
+    assert not np.array_equal(y[0], y[1])
+    mono = render(Poly, [note(Poly, 60, spread=0.0)])
+    assert np.array_equal(mono[0], mono[1])
