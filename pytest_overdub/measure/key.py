@@ -2,7 +2,7 @@
 
 Conventions (SPEC section 7):
 
-* STFT of the mono sum with periodic Hann frames of about 0.34 s (16384 points at 48 kHz, a power of two
+* STFT (float32: only relative pitch-class weights matter) of the mono sum with periodic Hann frames of about 0.34 s (16384 points at 48 kHz, a power of two
   scaled with the rate) on a half-frame hop, zero-padded at the end.
 * Each bin from 55 to 4200 Hz adds its magnitude to the pitch class of the nearest equal-tempered note
   (A4 = 440 Hz). Each frame's chroma is scaled to a maximum of 1 (silent frames are skipped), so a loud
@@ -75,8 +75,8 @@ def chroma(x: np.ndarray, *, sr: int) -> np.ndarray:
     pcs = (np.round(12.0 * np.log2(freqs[band] / 440.0)).astype(np.int64) + 9) % 12
     onehot = np.zeros((band.size, 12))
     onehot[np.arange(band.size), pcs] = 1.0
-    window = np.hanning(n_fft + 1)[:-1]
-    view = frames(x.sum(axis=0), n_fft=n_fft, hop=n_fft // 2)
+    window = np.hanning(n_fft + 1)[:-1].astype(np.float32)
+    view = frames(x.sum(axis=0).astype(np.float32), n_fft=n_fft, hop=n_fft // 2)
     total = np.zeros(12)
     for start in range(0, view.shape[0], _FRAMES_PER_BATCH):
         mag = np.abs(rfft(view[start : start + _FRAMES_PER_BATCH] * window, axis=-1)[:, band])
