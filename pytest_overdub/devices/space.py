@@ -3,7 +3,8 @@
 Reverb signal flow: mono sum ``(L + R)/2`` → pre-delay (``predelay`` ms) → four Schroeder allpasses
 (input diffusion) → an 8-line feedback delay network (Hadamard matrix; line lengths scale with
 ``size``; per-line gains give RT60 = ``decay`` seconds at low frequencies; a one-pole damping low-pass
-in the loop whose cutoff falls from 16 kHz at ``damp = 0`` to 1 kHz at ``damp = 1``) → two decorrelated
+in the loop: a two-tap averaging low-pass whose weight is ``damp/2``, from flat at ``damp = 0`` to a
+zero at Nyquist at ``damp = 1``) → two decorrelated
 output taps (left, right) → ``width`` on the wet's side → ``lowcut`` (2nd-order Butterworth high-pass on
 the wet) → equal-power mix: ``dry·cos(mix·π/2) + wet·sin(mix·π/2)``.
 
@@ -52,9 +53,7 @@ class Reverb(Effect):
     def _fdn_args(self, p) -> dict:
         scale = 0.35 + 1.3 * p["size"]
         delays = [max(2, round(ms * scale * self.sr / 1000.0)) for ms in LINE_MS]
-        cutoff = 16000.0 * (1000.0 / 16000.0) ** p["damp"]
-        return {"delays_frames": delays, "rt60_s": p["decay"],
-                "damp_pole": math.exp(-2.0 * math.pi * min(cutoff, 0.45 * self.sr) / self.sr)}
+        return {"delays_frames": delays, "rt60_s": p["decay"], "damp": 0.5 * p["damp"]}
 
     def process(self, x, params):
         x = np.asarray(x, dtype=np.float64)

@@ -81,9 +81,11 @@ class FeedbackComb:
         k = -(-n // d)
         folded = np.zeros((c, k * d))
         folded[:, :n] = x
-        zi = (g * self._hist)[:, None, :]
-        v, _ = signal.lfilter([1.0], [1.0, -g], folded.reshape(c, k, d), axis=1, zi=zi)
-        v = v.reshape(c, k * d)[:, :n]
+        # rows of D frames, transposed so each phase's recursion runs over contiguous memory
+        cols = np.ascontiguousarray(folded.reshape(c, k, d).transpose(0, 2, 1))
+        zi = (g * self._hist)[:, :, None]
+        v, _ = signal.lfilter([1.0], [1.0, -g], cols, axis=-1, zi=zi)
+        v = v.transpose(0, 2, 1).reshape(c, k * d)[:, :n]
         both = np.concatenate([self._hist, v], axis=1)
         self._hist = both[:, n:].copy()
         return v, both[:, :n]
@@ -200,7 +202,9 @@ class FeedbackDelayNetwork:
 
     ``v_i[n] = b_i·in[n] + Σ_j A_ij g_j F(v_j)[n - D_j]`` with A an orthonormal Hadamard matrix, per-line
     gains ``g_j = 10^(-3 D_j / (rt60 · sr))`` (every line loses 60 dB in ``rt60`` seconds: the RT60 at DC),
-    F a one-pole low-pass (damping; unity at DC), ``b`` the injection vector (default all 1/√N).
+    F the two-tap averaging low-pass ``(1 - c)·v[n - D] + c·v[n - D - 1]`` with ``c = damp`` in [0, 0.5]
+    (unity at DC, ``1 - 2c`` at Nyquist; it reads the line directly, so it needs no state of its own),
+    ``b`` the injection vector (default all 1/√N).
     :meth:`process` takes a mono ``(n,)`` input and returns ``out @ F(v)`` (``out``: (K, N), default the
     identity, so ``(N, n)``). Processed in chunks no longer than the shortest line (exact, vectorised per
     chunk) inside outer blocks that bound memory.
@@ -212,38 +216,39 @@ class FeedbackDelayNetwork:
 
     block_frames = 1 << 15
 
-    def __init__(self, *, delays_frames, rt60_s: float, sr: float, damp_pole: float = 0.0,
+    def __init__(self, *, delays_frames, rt60_s: float, sr: float, damp: float = 0.0,
                  inject=None, out=None):
         self.sr = float(sr)
         self._hist: np.ndarray | None = None
-        self._zi: np.ndarray | None = None
+        self._fade_from: np.ndarray | None = None
         n_lines = len(delays_frames)
         self.inject = (np.full(n_lines, 1.0 / math.sqrt(n_lines)) if inject is None
                        else np.asarray(inject, dtype=np.float64))
         self.out = np.eye(n_lines) if out is None else np.asarray(out, dtype=np.float64)
-        self.set(delays_frames=delays_frames, rt60_s=rt60_s, damp_pole=damp_pole)
+        self.set(delays_frames=delays_frames, rt60_s=rt60_s, damp=damp)
 
-    def set(self, *, delays_frames, rt60_s: float, damp_pole: float = 0.0) -> None:
+    def set(self, *, delays_frames, rt60_s: float, damp: float = 0.0) -> None:
         d = np.asarray(delays_frames, dtype=np.intp)
         if d.ndim != 1 or d.size < 2 or int(d.min()) < 2:
             raise DeviceError(f"FDN delays {list(delays_frames)!r} must be >= 2 frames, at least two lines")
-        if not (rt60_s > 0 and 0.0 <= damp_pole < 1.0):
-            raise DeviceError(f"FDN rt60 {rt60_s!r} s must be > 0 and damp_pole {damp_pole!r} in [0, 1)")
+        if not (rt60_s > 0 and 0.0 <= damp <= 0.5):
+            raise DeviceError(f"FDN rt60 {rt60_s!r} s must be > 0 and damp {damp!r} in [0, 0.5]")
+        old = getattr(self, "delays", None)
+        if old is not None and not np.array_equal(old, d):
+            self._fade_from = old  # the next chunk crossfades the old read positions into the new
         self.delays = d
         gains = 10.0 ** (-3.0 * d / (rt60_s * self.sr))
         self._matrix = hadamard(d.size) * gains[None, :]
-        self._damp_b = np.array([1.0 - damp_pole])
-        self._damp_a = np.array([1.0, -damp_pole])
+        self.damp = float(damp)
 
     def process(self, inp: np.ndarray) -> np.ndarray:
         inp = np.asarray(inp, dtype=np.float64)
         if inp.ndim != 1:
             raise DeviceError(f"FDN input must be mono (n,), got shape {inp.shape}")
         lines = self.delays.size
-        h = int(self.delays.max())
+        h = int(max(self.delays.max(), 0 if self._fade_from is None else self._fade_from.max())) + 1
         if self._hist is None:
             self._hist = np.zeros((lines, h))
-            self._zi = np.zeros((lines, 1))
         elif self._hist.shape[1] < h:
             self._hist = np.concatenate([np.zeros((lines, h - self._hist.shape[1])), self._hist], axis=1)
         n = inp.shape[0]
@@ -261,16 +266,28 @@ class FeedbackDelayNetwork:
         buf[:, :h] = self._hist
         taps = np.empty((lines, n))
         step = int(d.min())
+        fade = self._fade_from
+        if fade is not None:
+            step = min(step, int(fade.min()))
         row0 = (np.arange(lines) * (h + n) + h - d)[:, None] + np.arange(step)[None, :]
         flat = buf.ravel()
-        zi = self._zi
         inj = self.inject[:, None]
+        c = self.damp
         for s in range(0, n, step):
             e = min(n, s + step)
-            tap = flat[row0[:, : e - s] + s]
-            tap, zi = signal.lfilter(self._damp_b, self._damp_a, tap, axis=1, zi=zi)
+            idx = row0[:, : e - s] + s
+            tap = self._read(flat, idx, c)
+            if fade is not None:  # a change of line lengths: crossfade over one chunk, no click
+                old = self._read(flat, idx + (d - fade)[:, None], c)
+                ramp = np.arange(1, e - s + 1) / (e - s)
+                tap = old + ramp * (tap - old)
+                fade = self._fade_from = None
             taps[:, s:e] = tap
             buf[:, h + s:h + e] = inj * inp[s:e] + self._matrix @ tap
-        self._zi = zi
         self._hist = buf[:, n:].copy()
         return self.out @ taps
+
+    @staticmethod
+    def _read(flat: np.ndarray, idx: np.ndarray, c: float) -> np.ndarray:
+        tap = flat[idx]
+        return tap + c * (flat[idx - 1] - tap) if c else tap
