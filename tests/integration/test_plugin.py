@@ -1,0 +1,286 @@
+"""The pytest plugin, driven with pytester on a tiny bench of two tasks.
+
+The bench: ``edit-quantize-swing`` (loose-groove; its checks read notes, so scoring needs no render) and
+``write-drum-groove`` (night-shift; one short render). The submission under test is the quantize oracle's
+finished song: it solves edit-quantize-swing and, scored on write-drum-groove, breaks it (the starting
+song's Bass, Keys and Hook are gone). Expected values come from ``score_path``, the same scorer
+``overdub score`` prints, not from a second computation here.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+from pytest_overdub.bench.report import result_to_dict
+from pytest_overdub.bench.tasks import Bench, bundled_bench, candidate_song, score_path, start_song
+from pytest_overdub.song.model import dumps_song
+from pytest_overdub.song.submission import load_submission, submission_from_data
+
+pytest_plugins = ["pytester"]
+
+QUANT, DRUMS = "edit-quantize-swing", "write-drum-groove"
+#: Load the plugin by name unless its entry point (an installed package) already does.
+PLUGIN = () if any(ep.name == "overdub" for ep in entry_points(group="pytest11")) else ("-p", "pytest_overdub.plugin")
+
+
+def _make_bench(root: Path, task_ids: tuple[str, ...] = (QUANT, DRUMS)) -> Bench:
+    src = bundled_bench()
+    for name in ("tasks", "songs", "oracles", "near_misses"):
+        (root / name).mkdir(exist_ok=True)
+    for tid in task_ids:
+        task = src.task(tid)
+        shutil.copy(src.tasks_dir / f"{tid}.json", root / "tasks")
+        shutil.copy(src.root / "songs" / f"{task.song}.json", root / "songs")
+        shutil.copy(src.oracle_path(tid), root / "oracles")
+        for p in src.near_miss_paths(tid):
+            shutil.copy(p, root / "near_misses")
+    return Bench(root)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm_scorer() -> None:
+    """Score once in this process before any in-process pytester run.
+
+    pytester restores ``sys.modules`` after each inner run; numpy's C extension cannot be imported twice in
+    one process, so the scorer's imports must already be here (this also warms the stem cache).
+    """
+    src = bundled_bench()
+    for tid in (QUANT, DRUMS):
+        score_path(src.task(tid), src.oracle_path(tid), bench=src)
+
+
+@pytest.fixture
+def bench(pytester: pytest.Pytester) -> Bench:
+    return _make_bench(pytester.path)
+
+
+@pytest.fixture
+def solved_song(bench: Bench, pytester: pytest.Pytester) -> Path:
+    """The quantize oracle's finished song, as a whole-song submission."""
+    start = start_song(bench.task(QUANT), bench=bench)
+    oracle = submission_from_data(json.loads(bench.oracle_path(QUANT).read_text())["ops"])
+    path = pytester.path / "answer.json"
+    path.write_text(dumps_song(candidate_song(start, oracle)), encoding="utf-8")
+    return path
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(*PLUGIN, "-p", "no:cacheprovider", *args)
+
+
+def _outcomes(result: pytest.RunResult) -> dict[str, str]:
+    """node id -> PASSED/FAILED from ``-rA`` short summary lines."""
+    out = {}
+    for line in result.outlines:
+        for word in ("PASSED", "FAILED", "ERROR"):
+            if line.startswith(word + " "):
+                out[line.split(" ")[1]] = word
+    return out
+
+
+def test_solves_one_task_breaks_another(pytester, bench, solved_song):
+    report = pytester.path / "report.json"
+    junit = pytester.path / "junit.xml"
+    result = _run(pytester, f"--overdub-submission={solved_song}", f"--overdub-report={report}",
+                  f"--junitxml={junit}", "-rA")
+    want = {tid: score_path(bench.task(tid), solved_song, bench=bench) for tid in (QUANT, DRUMS)}
+    assert want[QUANT].score >= 0.9 and want[DRUMS].score < 0.9  # the premise of this test
+    outcomes = _outcomes(result)
+    for tid, res in want.items():
+        for c in res.checks:
+            node = f"tasks/{tid}.json::{tid}::{c.id}"
+            assert outcomes[node] == ("PASSED" if c.score >= 1 else "FAILED"), node
+        assert outcomes[f"tasks/{tid}.json::{tid}::score"] == ("PASSED" if res.score >= 0.9 else "FAILED")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+    data = json.loads(report.read_text())
+    assert data["bench_version"] == "overdub-bench/0"
+    assert data["submission"]["sha256"] == load_submission(solved_song).sha256
+    assert data["mode"] == "submission" and data["pass_line"] == 0.9
+    by_id = {t["id"]: t for t in data["tasks"]}
+    assert set(by_id) == {QUANT, DRUMS}
+    for tid, res in want.items():
+        expected = result_to_dict(res)
+        assert by_id[tid]["score"] == res.score
+        assert by_id[tid]["passed"] is (res.score >= 0.9)
+        assert by_id[tid]["checks"] == list(expected["checks"])
+        assert by_id[tid]["grader_hash"] == res.grader_hash
+        assert by_id[tid]["warnings"] == list(res.warnings)
+    assert data["mean"] == round((want[QUANT].score + want[DRUMS].score) / 2, 3)
+
+    # the failure explains itself: the check's line, the task score, the submission
+    broken = next(c for c in want[DRUMS].checks if c.score < 1 and not c.error)
+    text = result.stdout.str()
+    assert broken.line() in text
+    assert f"task {DRUMS} scores {want[DRUMS].score:.3f} (pass line 0.9)" in text
+    assert f"submission: {solved_song}" in text
+    assert "Traceback" not in text and "raise OverdubFailure" not in text
+    # the terminal summary table
+    result.stdout.fnmatch_lines([f"{QUANT}*{want[QUANT].score:.3f}  pass", "mean*over 2 task(s)"])
+
+    # junit: one testcase per check (plus clean and score), each with value/target/score properties
+    root = ET.parse(junit).getroot()
+    cases = root.iter("testcase")
+    names = {}
+    for case in cases:
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        names[(case.get("classname"), case.get("name"))] = props
+    for tid, res in want.items():
+        for c in res.checks:
+            props = names[(f"tasks.{tid}.json.{tid}", c.id)]
+            assert float(props["score"]) == c.score
+            assert json.loads(props["target"]) == result_to_dict(res)["checks"][res.checks.index(c)]["target"]
+            assert "value" in props
+    assert len(names) == sum(len(r.checks) + 1 for r in want.values())
+
+
+def test_k_selects_a_task_or_a_check_and_m_selects_gates(pytester, bench):
+    sub = pytester.path / "ops.json"
+    sub.write_text("[]", encoding="utf-8")
+    res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-k", QUANT)
+    got = [line for line in res.outlines if "::" in line]
+    assert got == [f"tasks/{QUANT}.json::{QUANT}::{c}" for c in
+                   ("tight", "swing", "hits", "kicks", "bass", "clean", "score")]
+    res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-k", "backbeat")
+    assert [line for line in res.outlines if "::" in line] == [f"tasks/{DRUMS}.json::{DRUMS}::backbeat"]
+    res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-m", "gate")
+    gates = sorted(line for line in res.outlines if "::" in line)
+    assert gates == sorted([f"tasks/{DRUMS}.json::{DRUMS}::{c}" for c in ("others", "clean")]
+                           + [f"tasks/{QUANT}.json::{QUANT}::{c}" for c in ("hits", "kicks", "bass", "clean")])
+    res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-m", "editing")
+    assert len([line for line in res.outlines if "::" in line]) == 7
+
+
+def test_pass_line(pytester, bench, solved_song):
+    task = bench.task(DRUMS)
+    score = score_path(task, solved_song, bench=bench).score
+    res = _run(pytester, f"--overdub-submission={solved_song}", "-k", f"{DRUMS} and score", "-rA",
+               f"--overdub-pass={score}")
+    res.assert_outcomes(passed=1)
+    res = _run(pytester, f"--overdub-submission={solved_song}", "-k", f"{DRUMS} and score",
+               f"--overdub-pass={min(1.0, score + 0.001)}")
+    res.assert_outcomes(failed=1)
+    res.stdout.fnmatch_lines([f"{DRUMS} scores {score:.3f}, under the pass line *"])
+    res = _run(pytester, f"--overdub-submission={solved_song}", "--overdub-pass=1.5")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    res.stderr.fnmatch_lines(["*--overdub-pass=1.5: want a task score between 0 and 1*"])
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "*not valid JSON: Expecting property name enclosed in double quotes at line 1, column 2*"),
+    (None, "*no such file*"),
+    ('{"tracks": 3}', "*not a submission (an object with keys tracks); accepted forms:*"),
+])
+def test_bad_submission_is_one_usage_error(pytester, bench, content, message):
+    path = pytester.path / "bad.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    res = _run(pytester, f"--overdub-submission={path}")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    res.stderr.fnmatch_lines([f"ERROR: --overdub-submission={path}: {message}"])
+    assert "Traceback" not in res.stderr.str()
+
+
+def test_refused_submission_fails_each_item_with_one_line(pytester, bench):
+    path = pytester.path / "nobody.json"
+    path.write_text(json.dumps([{"type": "track.set", "track": "Nobody", "patch": {"gain": -3}}]), encoding="utf-8")
+    res = _run(pytester, f"--overdub-submission={path}", "-k", QUANT)
+    res.assert_outcomes(failed=7)
+    text = res.stdout.str()
+    assert text.count("submission refused") >= 7 and "Nobody" in text
+    assert "Traceback" not in text
+
+
+def test_unknown_task_in_k(pytester, bench):
+    sub = pytester.path / "ops.json"
+    sub.write_text("[]", encoding="utf-8")
+    res = _run(pytester, f"--overdub-submission={sub}", "-k", "no-such-task")
+    assert res.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    res.stdout.fnmatch_lines([f"-k 'no-such-task' matched no task or check in * (tasks: {QUANT}, {DRUMS})"])
+
+
+def test_task_file_with_a_bad_check_is_one_collection_error(pytester, bench):
+    data = json.loads((pytester.path / "tasks" / f"{QUANT}.json").read_text())
+    data["checks"][0]["kind"] = "loudnessish"
+    (pytester.path / "tasks" / f"{QUANT}.json").write_text(json.dumps(data), encoding="utf-8")
+    sub = pytester.path / "ops.json"
+    sub.write_text("[]", encoding="utf-8")
+    res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q")
+    assert res.ret == pytest.ExitCode.INTERRUPTED
+    res.stdout.fnmatch_lines([f"*ERROR collecting tasks/{QUANT}.json*", "*loudnessish*"])
+    assert "Traceback" not in res.stdout.str()
+    # the other task still collects, and runs with --continue-on-collection-errors
+    assert len([line for line in res.outlines if line.startswith(f"tasks/{DRUMS}.json::")]) == 8
+
+
+def test_self_check_items_and_the_bench_rule(pytester, bench):
+    res = _run(pytester, "--collect-only", "-q")  # the rootdir is a bench checkout: self-check by default
+    got = [line for line in res.outlines if "::" in line]
+    assert got == [
+        "tasks::bench",
+        f"tasks/{QUANT}.json::{QUANT}::oracle", f"tasks/{QUANT}.json::{QUANT}::baseline",
+        f"tasks/{QUANT}.json::{QUANT}::near-straight", f"tasks/{QUANT}.json::{QUANT}::repeat",
+        f"tasks/{DRUMS}.json::{DRUMS}::oracle", f"tasks/{DRUMS}.json::{DRUMS}::baseline",
+        f"tasks/{DRUMS}.json::{DRUMS}::near-four-on-floor", f"tasks/{DRUMS}.json::{DRUMS}::repeat",
+    ]
+    report = pytester.path / "self.json"
+    res = _run(pytester, "-k", f"bench or ({QUANT} and (oracle or baseline))", f"--overdub-report={report}")
+    res.assert_outcomes(passed=2, failed=1)
+    res.stdout.fnmatch_lines(["the bench is not valid:", "  2 tasks (want 12 to 16)"])
+    data = json.loads(report.read_text())
+    assert data["mode"] == "self-check" and data["bench"]["ok"] is False
+    rules = {r["rule"]: r for r in data["tasks"][0]["rules"]}
+    assert rules["oracle"]["ok"] and rules["oracle"]["score"] >= 0.9
+    assert rules["baseline"]["ok"] and rules["baseline"]["score"] < 0.5
+
+
+def test_checkout_runs_testpaths_and_self_check_but_explicit_args_only_those(pytester, bench):
+    pytester.makeini("[pytest]\ntestpaths = tests\n")
+    (pytester.path / "tests").mkdir()
+    (pytester.path / "tests" / "test_a.py").write_text("def test_a():\n    assert 1 + 1 == 2\n")
+    res = _run(pytester, "--collect-only", "-q")
+    got = [line for line in res.outlines if "::" in line]
+    assert got[0] == "tests/test_a.py::test_a" and "tasks::bench" in got and len(got) == 10
+    res = _run(pytester, "--collect-only", "-q", "tests/test_a.py")
+    assert [line for line in res.outlines if "::" in line] == ["tests/test_a.py::test_a"]
+
+
+def test_an_unrelated_project_collects_nothing_from_the_plugin(pytester):
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    (pytester.path / "tasks").mkdir()  # a tasks/ that is not a bench (no songs/, no oracles/)
+    (pytester.path / "tasks" / "thing.json").write_text("{}")
+    res = _run(pytester, "--collect-only", "-q")
+    assert [line for line in res.outlines if "::" in line] == ["test_x.py::test_x"]
+    # on purpose: the bundled self-check (15 task files; collection only)
+    shutil.rmtree(pytester.path / "tasks")
+    res = _run(pytester, "--collect-only", "-q", "--overdub-self-check", "-k", "oracle")
+    n_tasks = len(bundled_bench().task_ids())
+    assert len([line for line in res.outlines if line.endswith("::oracle")]) == n_tasks
+
+
+def test_xdist_report_equals_serial_apart_from_timings(pytester, bench, solved_song, monkeypatch):
+    pytest.importorskip("xdist")
+    if PLUGIN:  # not installed: let the child processes import the package from this checkout
+        import pytest_overdub
+
+        monkeypatch.setenv("PYTHONPATH", str(Path(pytest_overdub.__file__).parent.parent))
+    reports = []
+    for extra in ((), ("-n", "2")):
+        path = pytester.path / f"report{len(reports)}.json"
+        res = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider", f"--overdub-submission={solved_song}",
+                                            f"--overdub-report={path}", *extra)
+        assert res.ret == pytest.ExitCode.TESTS_FAILED, res.stdout.str()[-2000:]
+        if extra:
+            res.stdout.fnmatch_lines(["*scheduling tests via LoadScopeScheduling*"])
+        reports.append(json.loads(path.read_text()))
+    for rep in reports:
+        for task in rep["tasks"]:
+            assert task.pop("timings")["seconds"] >= 0
+    assert reports[0] == reports[1]
+    assert [t["id"] for t in reports[0]["tasks"]] == [QUANT, DRUMS]
