@@ -98,7 +98,9 @@ class Drums(Instrument):
             mono = self._drive(mono, p)
             e = min(n_frames, s + mono.shape[0])
             mono = mono[: e - s]
-            buf = out_by_tone.setdefault(p["tone"], np.zeros((2, n_frames)))
+            buf = out_by_tone.get(p["tone"])
+            if buf is None:
+                buf = out_by_tone[p["tone"]] = np.zeros((2, n_frames))
             pan = 0.0 if note.pitch in CENTRED else self._position(note.pitch) * p["width"]
             if pan == 0.0:
                 buf[0, s:e] += mono
@@ -231,7 +233,9 @@ class Drums(Instrument):
         return bank[off:off + n]
 
     def _make_bank(self, kind: str, kit: dict, ratio: float, model: int) -> np.ndarray:
-        from scipy.signal import butter, sosfilt
+        from scipy.signal import sosfilt
+
+        from ..dsp.filters import butterworth
 
         sr = self.sr
         n = int(BANK_S[kind] * sr)
@@ -240,9 +244,10 @@ class Drums(Instrument):
         nyq = 0.45 * sr
 
         def band(x, lo, hi, order=4):
-            if hi >= nyq:
-                return sosfilt(butter(order, lo, "highpass", fs=sr, output="sos"), x)
-            return sosfilt(butter(order, [lo, hi], "bandpass", fs=sr, output="sos"), x)
+            sos = butterworth("hp", order=order, freq_hz=lo, sr=sr)
+            if hi < nyq:
+                sos = np.concatenate([sos, butterworth("lp", order=order, freq_hz=hi, sr=sr)])
+            return sosfilt(sos, x)
 
         def cluster() -> np.ndarray:
             return sum(square(f * ratio, sr=sr, n_frames=n, phase0=rng.uniform()) for f in CLUSTER_HZ) / 3.0
@@ -294,15 +299,18 @@ class Drums(Instrument):
         """Tilt EQ around 1 kHz: ``low * g**-1 + high * g`` with a complementary one-pole split."""
         if tone == 0:
             return x
-        from scipy.signal import lfilter
+        from scipy.signal import sosfilt
 
-        a = math.exp(-2.0 * math.pi * 1000.0 / self.sr)
-        low = lfilter([1.0 - a], [1.0, -a], x, axis=1)
+        from ..dsp.filters import one_pole
+
+        low = sosfilt(one_pole("lp", freq_hz=1000.0, sr=self.sr)[None, :], x, axis=1)
         g = 10.0 ** (6.0 * tone / 20.0)
         return low / g + (x - low) * g
 
     def _room(self, send: np.ndarray) -> np.ndarray:
-        from scipy.signal import lfilter
+        from scipy.signal import sosfilt
+
+        from ..dsp.filters import one_pole
 
         wet = np.zeros_like(send)
         n = send.shape[0]
@@ -310,5 +318,4 @@ class Drums(Instrument):
             d = int(ms * 1e-3 * self.sr)
             if d < n:
                 wet[d:] += gain * send[: n - d]
-        a = math.exp(-2.0 * math.pi * 4000.0 / self.sr)
-        return 0.5 * lfilter([1.0 - a], [1.0, -a], wet)
+        return 0.5 * sosfilt(one_pole("lp", freq_hz=4000.0, sr=self.sr)[None, :], wet)

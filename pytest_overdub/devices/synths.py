@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from ..dsp.envelopes import LN1000, adsr, release_curve
-from ..dsp.signals import mtof, phase, pulse_from_phase, rng_for, saw_from_phase
+from ..dsp.signals import mtof, rng_for, sine
 from .base import Instrument, NoteEvent
 from .params import HOUSE_SPECS
 
@@ -115,31 +115,36 @@ def osc_bank(dt, ratios, ph0, gl, gr, shape, pw, sub):  # pragma: no cover - com
     ``sub`` adds, to both sides, a sine (parabolic approximation, < 0.1 % error) an octave below ``dt``.
     """
     n = dt.shape[0]
+    n_v = ratios.shape[0]
     out = np.zeros((2, n))
-    for j in range(ratios.shape[0]):
-        t = ph0[j] - math.floor(ph0[j])
-        r = ratios[j]
-        for i in range(n):
-            d = dt[i] * r
+    t = np.empty(n_v)
+    for j in range(n_v):
+        t[j] = ph0[j] - math.floor(ph0[j])
+    for i in range(n):
+        acc_l = 0.0
+        acc_r = 0.0
+        for j in range(n_v):
+            d = dt[i] * ratios[j]
             if d > 0.5:
                 d = 0.5
+            tj = t[j]
             if shape == 0:
-                v = 2.0 * t - 1.0
-                if t < d:
-                    x = t / d
+                v = 2.0 * tj - 1.0
+                if tj < d:
+                    x = tj / d
                     v -= x + x - x * x - 1.0
-                elif t > 1.0 - d:
-                    x = (t - 1.0) / d
+                elif tj > 1.0 - d:
+                    x = (tj - 1.0) / d
                     v -= x * x + x + x + 1.0
             else:
-                v = 1.0 if t < pw else -1.0
-                if t < d:
-                    x = t / d
+                v = 1.0 if tj < pw else -1.0
+                if tj < d:
+                    x = tj / d
                     v += x + x - x * x - 1.0
-                elif t > 1.0 - d:
-                    x = (t - 1.0) / d
+                elif tj > 1.0 - d:
+                    x = (tj - 1.0) / d
                     v += x * x + x + x + 1.0
-                t2 = t - pw
+                t2 = tj - pw
                 if t2 < 0.0:
                     t2 += 1.0
                 if t2 < d:
@@ -148,11 +153,14 @@ def osc_bank(dt, ratios, ph0, gl, gr, shape, pw, sub):  # pragma: no cover - com
                 elif t2 > 1.0 - d:
                     x = (t2 - 1.0) / d
                     v -= x * x + x + x + 1.0
-            out[0, i] += gl[j] * v
-            out[1, i] += gr[j] * v
-            t += d
-            if t >= 1.0:
-                t -= 1.0
+            acc_l += gl[j] * v
+            acc_r += gr[j] * v
+            tj += d
+            if tj >= 1.0:
+                tj -= 1.0
+            t[j] = tj
+        out[0, i] = acc_l
+        out[1, i] = acc_r
     if sub != 0.0:
         h = 0.0
         for i in range(n):
@@ -357,12 +365,15 @@ class Keys(_Synth):
             s, e = self._span(note, p["release"], n_frames)
             e = min(e, s + int(t60 * self.sr) + 1)
             if e > s:
-                bus = buses.setdefault((p["trem"], p["rate"]), [np.zeros(n_frames), s, e])
+                key = (p["trem"], p["rate"])
+                if key not in buses:
+                    buses[key] = [np.zeros(n_frames), s, e]
+                bus = buses[key]
                 bus[0][s:e] += self._note(note, p, t60, e - s)
                 bus[1], bus[2] = min(bus[1], s), max(bus[2], e)
         for (trem, rate), (mono, s, e) in buses.items():
-            ta = np.arange(s, e) / self.sr  # song time: the tremolo is locked across notes
-            lfo = np.sin(2.0 * np.pi * rate * ta)
+            # song time: the tremolo is locked across notes
+            lfo = sine(rate, sr=self.sr, n_frames=e - s, phase0=s * rate / self.sr)
             depth = 0.25 * trem
             out[0, s:e] += mono[s:e] * (1.0 - depth * (1.0 + lfo))
             out[1, s:e] += mono[s:e] * (1.0 - depth * (1.0 - lfo))
@@ -373,31 +384,34 @@ class Keys(_Synth):
         f = float(mtof(note.pitch))
         v = note.velocity
         ph0 = rng_for(self.seed, note.index).uniform(0.0, 1.0)
-        w = 2.0 * np.pi * (f / sr * np.arange(m) + ph0)
         bright, bell = p["bright"], p["bell"]
         tau_fm, tau_ding = 0.25 * p["decay"], 0.12 * p["decay"]
-        m_fm = min(m, int(5.0 * tau_fm * sr) + 1)  # past 5 time constants the FM index is < 1 % of its start
+        m_fm = min(m, int(4.0 * tau_fm * sr) + 1)  # the FM index falls to exactly 0 at 4 time constants
         m_ding = min(m, int(7.0 * tau_ding * sr) + 1)  # the tine is 60 dB down after 7 time constants
         t = np.arange(m_fm) / sr
-        fast = np.exp(-t / tau_fm)
+        end = math.exp(-4.0)
+        fast = np.maximum(np.exp(-t / tau_fm) - end, 0.0) / (1.0 - end)
         ding = np.exp(-t[:m_ding] / tau_ding)
+        wf = 2.0 * np.pi * (f / sr * np.arange(m_fm) + ph0)
+        wd = wf[:m_ding]
 
         def nyq_ok(ratio: float) -> float:  # fade partials that would pass 0.45 sr
             return float(np.clip((0.45 * sr - ratio * f) / (0.1 * sr), 0.0, 1.0))
 
-        wf, wd = w[:m_fm], w[:m_ding]
         if int(p["voice"]) == 0:  # TINES: 1:1 bark, tine partial at 14x
             index = (0.3 + 2.2 * bright) * (0.5 + 0.5 * v) * nyq_ok(4.0) * fast
-            body = np.sin(w)
+            body = sine(f, sr=sr, n_frames=m, phase0=ph0)
             body[:m_fm] = np.sin(wf + index * np.sin(wf))
             tine_idx = (0.2 + 1.6 * bright) * ding
-            tine = (0.04 + 0.35 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(16.0) * ding * np.sin(14.0 * wd + tine_idx * np.sin(wd))
+            tine = (0.04 + 0.35 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(16.0) * ding * np.sin(
+                14.0 * wd + tine_idx * np.sin(wd))
         else:  # GRAND: 1:2 pair plus a second carrier, bell partial at 7x
             index = (0.5 + 2.5 * bright) * (0.5 + 0.5 * v) * nyq_ok(6.0) * fast
-            body = np.sin(w) + 0.3 * np.sin(2.0 * w)
+            body = sine(f, sr=sr, n_frames=m, phase0=ph0) + 0.3 * sine(2.0 * f, sr=sr, n_frames=m, phase0=2 * ph0)
             body[:m_fm] = np.sin(wf + index * np.sin(2.0 * wf)) + 0.3 * np.sin(2.0 * wf + 0.5 * index * np.sin(wf))
             tine_idx = (0.2 + 1.4 * bright) * ding
-            tine = (0.03 + 0.3 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(9.0) * ding * np.sin(7.0 * wd + tine_idx * np.sin(2.0 * wd))
+            tine = (0.03 + 0.3 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(9.0) * ding * np.sin(
+                7.0 * wd + tine_idx * np.sin(2.0 * wd))
         body[:m_ding] += tine
         env = adsr(note.dur_s, sr=sr, attack_s=0.002, decay_s=t60, sustain=0.0, release_s=p["release"], n_frames=m)
         return self.LEVEL * v * env * body
@@ -435,7 +449,9 @@ class Pluck(_Synth):
                 continue
             y = self._string(note, p, e - s)
             gl, gr = _pan_gains(self._pan(note, p))
-            buf = by_body.setdefault(p["body"], np.zeros((2, n_frames)))
+            if p["body"] not in by_body:
+                by_body[p["body"]] = np.zeros((2, n_frames))
+            buf = by_body[p["body"]]
             buf[0, s:e] += gl * y
             buf[1, s:e] += gr * y
         for body, buf in by_body.items():
@@ -449,13 +465,12 @@ class Pluck(_Synth):
         return p["spread"] * float(np.clip((note.pitch - 64) / 18.0 + jitter, -0.9, 0.9))
 
     def _body(self, x: np.ndarray) -> np.ndarray:
-        from scipy.signal import iirpeak, lfilter
+        from scipy.signal import sosfilt
 
-        y = np.zeros_like(x)
-        for f0, q, gain in ((110.0, 6.0, 0.8), (240.0, 8.0, 0.5)):
-            b, a = iirpeak(f0, q, fs=self.sr)
-            y += gain * lfilter(b, a, x, axis=1)
-        return y
+        from ..dsp.filters import rbj_biquad
+
+        return sum(gain * sosfilt(rbj_biquad("bp", freq_hz=f0, sr=self.sr, q=q)[None, :], x, axis=1)
+                   for f0, q, gain in ((110.0, 6.0, 0.8), (240.0, 8.0, 0.5)))
 
     def _string(self, note: NoteEvent, p: Mapping[str, float], m: int) -> np.ndarray:
         sr = self.sr
@@ -517,7 +532,10 @@ class Pad(_Synth):
             p = self._p(note)
             s, e = self._span(note, p["release"], n_frames)
             if e > s:
-                bus = buses.setdefault(tuple(p[k] for k in self.BUS_KEYS), [np.zeros((2, n_frames)), s, e])
+                key = tuple(p[k] for k in self.BUS_KEYS)
+                if key not in buses:
+                    buses[key] = [np.zeros((2, n_frames)), s, e]
+                bus = buses[key]
                 self._place(bus[0], s, self._note(note, p, e - s))
                 bus[1], bus[2] = min(bus[1], s), max(bus[2], e)
         for key, (buf, s, e) in buses.items():
@@ -543,24 +561,24 @@ class Pad(_Synth):
     def _bus(self, x: np.ndarray, p: Mapping[str, float], s: int) -> np.ndarray:
         sr = self.sr
         m = x.shape[1]
-        ta = (s + np.arange(m)) / sr
         motion = p["motion"]
-        fc = p["tone"] * np.exp2(1.5 * motion * np.sin(2.0 * np.pi * 0.13 * ta))
+        t0 = s / sr  # LFOs run on song time
+        fc = p["tone"] * np.exp2(1.5 * motion * sine(0.13, sr=sr, n_frames=m, phase0=0.13 * t0))
         g = _g_of(fc, sr)
-        swell = 1.0 - 0.2 * motion * (1.0 + np.sin(2.0 * np.pi * 0.21 * ta)) * 0.5
+        swell = 1.0 - 0.1 * motion * (1.0 + sine(0.21, sr=sr, n_frames=m, phase0=0.21 * t0))
         y = np.stack([svf_lowpass(x[0], g, 1.2), svf_lowpass(x[1], g, 1.2)]) * swell
         if p["chorus"] > 0:
-            y = self._chorus(y, p["chorus"], ta)
+            y = self._chorus(y, p["chorus"], t0)
         if p["space"] > 0:
             y = y + self._space(y, p["space"])
         return y
 
-    def _chorus(self, y: np.ndarray, amount: float, ta: np.ndarray) -> np.ndarray:
+    def _chorus(self, y: np.ndarray, amount: float, t0: float) -> np.ndarray:
         sr = self.sr
         m = y.shape[1]
         out = np.empty_like(y)
         for ch, off in ((0, 0.0), (1, 0.25)):
-            d = (0.012 + 0.004 * np.sin(2.0 * np.pi * (0.4 * ta + off))) * sr
+            d = (0.012 + 0.004 * sine(0.4, sr=sr, n_frames=m, phase0=0.4 * t0 + off)) * sr
             wet = mod_delay(y[1 - ch], d)  # cross-fed: each side hears the other side's delayed voices
             out[ch] = y[ch] + 0.6 * amount * wet
         return out / (1.0 + 0.3 * amount)

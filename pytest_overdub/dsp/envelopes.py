@@ -54,14 +54,18 @@ def release_curve(n_frames: int, *, sr: int, release_s: float) -> np.ndarray:
 
 
 def _attack_decay(n: int, *, sr: int, attack_s: float, decay_s: float, sustain: float) -> np.ndarray:
-    t = np.arange(n, dtype=np.float64) / sr
     a = max(attack_s, 1.0 / sr)
-    att = t / a
+    n_att = min(n, int(math.ceil(a * sr - 1e-9)))  # samples with t < a
+    out = np.empty(n)
+    out[:n_att] = np.arange(n_att, dtype=np.float64) / (a * sr)
     if decay_s > 0:
-        dec = sustain + (1.0 - sustain) * np.exp(-LN1000 / decay_s * np.maximum(t - a, 0.0))
+        t = np.arange(n_att, n, dtype=np.float64) / sr - a
+        np.multiply(t, -LN1000 / decay_s, out=t)
+        np.exp(t, out=t)
+        out[n_att:] = sustain + (1.0 - sustain) * t
     else:
-        dec = np.full(n, float(sustain))
-    return np.where(t < a, att, dec)
+        out[n_att:] = sustain
+    return out
 
 
 def adsr(gate_s: float, *, sr: int, attack_s: float, decay_s: float, sustain: float, release_s: float,

@@ -77,6 +77,13 @@ def test_polyblep_reduces_aliasing():
     assert alias_db(x) < alias_db(naive) - 6
 
 
+def test_fast_sine_matches_numpy():
+    n = 10 * 512 + 77
+    x = S.sine(441.3, sr=SR, n_frames=n, phase0=0.3)
+    ref = np.sin(2 * np.pi * (0.3 + np.arange(n) * 441.3 / SR))
+    np.testing.assert_allclose(x, ref, atol=1e-12)
+
+
 def test_sine_tri_and_glide():
     x = S.sine(1000.0, sr=SR, n_frames=48)
     np.testing.assert_allclose(x, np.sin(2 * np.pi * 1000 * np.arange(48) / SR), atol=1e-12)
