@@ -1,0 +1,113 @@
+"""Each layer knows only the layers to its left (DESIGN.md, "The flow, one way").
+
+    song  <  devices, dsp  <  render  <  measure, notes  <  bench  <  plugin, cli
+
+``errors``, the package root (version strings) and ``devices.params`` (plain parameter tables) are shared
+ground every layer may read. The ``overdub`` command's subcommand modules (``cli.COMMANDS``) belong to the
+cli layer wherever they live. On top of the order: measure and notes never import render, bench or the
+ops language (a meter takes an array, a reading takes notes). Imports are read with ``ast``, including the
+lazy ones inside functions, so a late import cannot hide a wrong direction.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pytest_overdub
+
+PKG = Path(pytest_overdub.__file__).resolve().parent
+RANK = {"song": 1, "devices": 2, "dsp": 2, "render": 3, "measure": 4, "notes": 4, "bench": 5, "plugin": 6, "cli": 6}
+SHARED = {"pytest_overdub", "pytest_overdub.errors", "pytest_overdub.devices.params"}
+PURE_READERS = ("measure", "notes")
+FORBIDDEN_FOR_READERS = ("pytest_overdub.render", "pytest_overdub.bench", "pytest_overdub.song.ops")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every pytest_overdub module ``path`` imports (relative imports resolved; ``from x import y`` gives x.y
+    when y is a submodule, else x)."""
+    name = _module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                stem = package[:len(package) - node.level + 1]
+                base = ".".join(stem + ([node.module] if node.module else []))
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if (PKG.parent / Path(*sub.split("."))).with_suffix(".py").exists()
+                          or (PKG.parent / Path(*sub.split("."))).is_dir() else base)
+    return {m for m in found if m == "pytest_overdub" or m.startswith("pytest_overdub.")}
+
+
+def _command_modules() -> set[str]:
+    from pytest_overdub.cli import COMMANDS
+
+    return {target.split(":")[0] for target, _ in COMMANDS.values()}
+
+
+def _rank(module: str, commands: set[str]) -> int | None:
+    if module in SHARED:
+        return 0
+    if module in commands:
+        return RANK["cli"]
+    parts = module.split(".")
+    return RANK.get(parts[1]) if len(parts) > 1 else 0
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PKG.rglob("*.py") if "data" not in p.relative_to(PKG).parts)
+
+
+def test_the_resolver_reads_relative_and_lazy_imports():
+    imports = _imports(PKG / "bench" / "validity.py")
+    assert {"pytest_overdub.errors", "pytest_overdub.bench.tasks", "pytest_overdub.render.stems"} <= imports
+
+
+def test_no_module_imports_a_layer_to_its_right():
+    commands = _command_modules()
+    wrong = []
+    for path in _modules():
+        name = _module_name(path)
+        mine = _rank(name, commands)
+        for target in sorted(_imports(path)):
+            theirs = _rank(target, commands)
+            if mine is not None and theirs is not None and theirs > mine:
+                wrong.append(f"{name} (layer {mine}) imports {target} (layer {theirs})")
+    assert wrong == []
+
+
+def test_meters_and_note_readings_stay_pure():
+    commands = _command_modules()
+    wrong = []
+    for path in _modules():
+        name = _module_name(path)
+        layer = name.split(".")[1] if "." in name else ""
+        if layer not in PURE_READERS or name in commands:
+            continue
+        wrong += [f"{name} imports {t}" for t in sorted(_imports(path))
+                  if any(t == f or t.startswith(f + ".") for f in FORBIDDEN_FOR_READERS)]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("module", ["pytest_overdub", "pytest_overdub.plugin", "pytest_overdub.cli"])
+def test_importing_the_plugin_loads_no_numpy_or_scipy(module):
+    code = (f"import sys, {module}; heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('numpy', 'scipy', 'librosa', 'numba')); print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=PKG.parent)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
