@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "measure": ("pytest_overdub.measure.report:main", "print every meter's figure for a WAV or FLAC file"),
     "devices": ("pytest_overdub.render.cli:devices_main", "list the house devices and their parameters"),
     "schema": ("pytest_overdub.song.schema:main", "print the JSON Schema of songs, ops or tasks"),
+    "check-changed": ("pytest_overdub.bench.precommit:main",
+                      "self-check the tasks that changed files touch (the pre-commit hook)"),
 }
 
 
