@@ -1,0 +1,61 @@
+"""How long the plugin's runs take on this machine (issue 7's speed targets).
+
+Times, each in a fresh process:
+
+1. the self-check over every task, serially:       pytest tasks --overdub-self-check
+2. the same with two xdist workers:                 ... -n 2      (target: under 60 s on 2 cores)
+3. one submission on one task, cold:                pytest tasks --overdub-submission=oracles/mix-chorus-lift.json
+                                                         -k mix-chorus-lift   (target: under 3 s incl. start-up)
+
+and, as the reference measured in the same run, the bare interpreter start-up with pytest imported.
+Run from anywhere: ``python3 bench/suite_speed.py`` (``--quick`` skips the two full self-checks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from importlib.metadata import entry_points
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pytest(*args: str) -> list[str]:
+    installed = any(ep.name == "overdub" for ep in entry_points(group="pytest11"))
+    plugin = [] if installed else ["-p", "pytest_overdub.plugin"]
+    return [sys.executable, "-m", "pytest", *plugin, "-p", "no:cacheprovider", "-q", *args]
+
+
+def _time(cmd: list[str]) -> tuple[float, int, str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    tail = (out.stdout.strip().splitlines() or [""])[-1]
+    return seconds, out.returncode, tail
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="only the one-task run and the reference")
+    args = parser.parse_args()
+    runs = [("reference: python -c 'import pytest'", [sys.executable, "-c", "import pytest"])]
+    if not args.quick:
+        runs += [("self-check, serial", _pytest("tasks", "--overdub-self-check")),
+                 ("self-check, -n 2", _pytest("tasks", "--overdub-self-check", "-n", "2"))]
+    runs.append(("one submission, one task (cold)",
+                 _pytest("tasks", "--overdub-submission=oracles/mix-chorus-lift.json", "-k", "mix-chorus-lift")))
+    ref = None
+    for label, cmd in runs:
+        seconds, code, tail = _time(cmd)
+        ref = ref or seconds
+        print(f"{label:<36} {seconds:7.2f} s  ({seconds / ref:5.1f}x reference)  exit {code}  {tail}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
