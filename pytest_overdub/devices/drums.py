@@ -308,14 +308,9 @@ class Drums(Instrument):
         return low / g + (x - low) * g
 
     def _room(self, send: np.ndarray) -> np.ndarray:
-        from scipy.signal import sosfilt
+        from .synths import tapped_lowpassed
 
-        from ..dsp.filters import one_pole
-
-        wet = np.zeros_like(send)
-        n = send.shape[0]
-        for ms, gain in ROOM_TAPS:
-            d = int(ms * 1e-3 * self.sr)
-            if d < n:
-                wet[d:] += gain * send[: n - d]
-        return 0.5 * sosfilt(one_pole("lp", freq_hz=4000.0, sr=self.sr)[None, :], wet)
+        delays = np.array([int(ms * 1e-3 * self.sr) for ms, _ in ROOM_TAPS], dtype=np.int64)
+        gains = 0.5 * np.array([g for _, g in ROOM_TAPS])
+        coeff = 1.0 - math.exp(-2.0 * math.pi * 4000.0 / self.sr)
+        return tapped_lowpassed(send, delays, gains, coeff)

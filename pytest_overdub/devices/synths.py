@@ -25,7 +25,7 @@ from typing import Mapping
 import numpy as np
 from numba import njit
 
-from ..dsp.envelopes import LN1000, adsr, release_curve
+from ..dsp.envelopes import adsr
 from ..dsp.signals import mtof, rng_for, sine
 from .base import Instrument, NoteEvent
 from .params import HOUSE_SPECS
@@ -35,22 +35,24 @@ from .params import HOUSE_SPECS
 
 @njit(cache=True)
 def svf_lowpass(x, g, k):  # pragma: no cover - compiled
-    """Trapezoidal SVF low-pass; ``g[i] = tan(pi * fc[i] / sr)`` per sample, damping ``k = 1 / Q``."""
-    n = x.shape[0]
-    y = np.empty(n)
-    ic1 = 0.0
-    ic2 = 0.0
+    """Trapezoidal SVF low-pass over ``x`` shaped ``(channels, n)``; ``g[i] = tan(pi * fc[i] / sr)`` per
+    sample (shared by the channels), damping ``k = 1 / Q``."""
+    n_ch, n = x.shape
+    y = np.empty((n_ch, n))
+    ic1 = np.zeros(n_ch)
+    ic2 = np.zeros(n_ch)
     for i in range(n):
         gi = g[i]
         a1 = 1.0 / (1.0 + gi * (gi + k))
         a2 = gi * a1
         a3 = gi * a2
-        v3 = x[i] - ic2
-        v1 = a1 * ic1 + a2 * v3
-        v2 = ic2 + a2 * ic1 + a3 * v3
-        ic1 = 2.0 * v1 - ic1
-        ic2 = 2.0 * v2 - ic2
-        y[i] = v2
+        for c in range(n_ch):
+            v3 = x[c, i] - ic2[c]
+            v1 = a1 * ic1[c] + a2 * v3
+            v2 = ic2[c] + a2 * ic1[c] + a3 * v3
+            ic1[c] = 2.0 * v1 - ic1[c]
+            ic2[c] = 2.0 * v2 - ic2[c]
+            y[c, i] = v2
     return y
 
 
@@ -191,6 +193,23 @@ def mod_delay(x, delay):  # pragma: no cover - compiled
     return y
 
 
+@njit(cache=True)
+def tapped_lowpassed(x, delays, gains, coeff):  # pragma: no cover - compiled
+    """``y = one_pole_lp(sum_k gains[k] * x[n - delays[k]])``; the one-pole is ``y += coeff * (u - y)``."""
+    n = x.shape[0]
+    y = np.zeros(n)
+    for k in range(delays.shape[0]):
+        d = delays[k]
+        g = gains[k]
+        for i in range(d, n):
+            y[i] += g * x[i - d]
+    state = 0.0
+    for i in range(n):
+        state += coeff * (y[i] - state)
+        y[i] = state
+    return y
+
+
 # --------------------------------------------------------------------------------------------- helpers
 
 
@@ -322,19 +341,16 @@ class Bass(_Synth):
             fenv[s:e] = np.exp(-t / p["fdecay"])
             env_par.append((s, e, p))
         dt = mtof(pitch) / sr
-        wave = np.empty(length)
-        sub = np.empty(length)
+        first = self._p(group[0])  # timbre (wave, sub, reso, drive) is read at the phrase's first note
+        wave, sub, drive, k = first["wave"], first["sub"], first["drive"], _damping(first["reso"])
         fc = np.empty(length)
-        k = _damping(self._p(group[0])["reso"])
-        drive = np.empty(length)
         for s, e, p in env_par:
-            wave[s:e], sub[s:e], drive[s:e] = p["wave"], p["sub"], p["drive"]
             fc[s:e] = p["cutoff"] * np.exp2(self.FILTER_OCTAVES * p["envamt"] * fenv[s:e])
         one, zero, half = np.ones(1), np.zeros(1), np.full(1, 0.5)  # the saw starts at its zero crossing
         rows = osc_bank(dt, one, half, one, zero, 0, 0.5, 1.0)  # row 0: saw + sub sine, row 1: sub sine
         sqr = osc_bank(dt, one, half, one, zero, 1, 0.5, 0.0)[0]
         x = 0.5 * ((1.0 - wave) * (rows[0] - rows[1]) - wave * sqr) + 0.8 * sub * rows[1]  # -sqr: fundamentals in phase
-        y = svf_lowpass(x, _g_of(fc, sr), k)
+        y = svf_lowpass(x[None, :], _g_of(fc, sr), k)[0]
         d = 1.0 + 4.0 * drive
         y = np.tanh(d * y) / (1.0 + drive)
         self._place(out, g0, self.LEVEL * amp * y)
@@ -386,12 +402,12 @@ class Keys(_Synth):
         ph0 = rng_for(self.seed, note.index).uniform(0.0, 1.0)
         bright, bell = p["bright"], p["bell"]
         tau_fm, tau_ding = 0.25 * p["decay"], 0.12 * p["decay"]
-        m_fm = min(m, int(4.0 * tau_fm * sr) + 1)  # the FM index falls to exactly 0 at 4 time constants
-        m_ding = min(m, int(7.0 * tau_ding * sr) + 1)  # the tine is 60 dB down after 7 time constants
+        # the FM index and the tine fall to exactly 0 after 3 and 5 time constants (release-curve shape)
+        m_fm = min(m, int(3.0 * tau_fm * sr) + 1)
+        m_ding = min(m_fm, int(5.0 * tau_ding * sr) + 1)
         t = np.arange(m_fm) / sr
-        end = math.exp(-4.0)
-        fast = np.maximum(np.exp(-t / tau_fm) - end, 0.0) / (1.0 - end)
-        ding = np.exp(-t[:m_ding] / tau_ding)
+        fast = np.maximum(np.exp(-t / tau_fm) - math.exp(-3.0), 0.0) / (1.0 - math.exp(-3.0))
+        ding = np.maximum(np.exp(-t[:m_ding] / tau_ding) - math.exp(-5.0), 0.0) / (1.0 - math.exp(-5.0))
         wf = 2.0 * np.pi * (f / sr * np.arange(m_fm) + ph0)
         wd = wf[:m_ding]
 
@@ -401,20 +417,23 @@ class Keys(_Synth):
         if int(p["voice"]) == 0:  # TINES: 1:1 bark, tine partial at 14x
             index = (0.3 + 2.2 * bright) * (0.5 + 0.5 * v) * nyq_ok(4.0) * fast
             body = sine(f, sr=sr, n_frames=m, phase0=ph0)
-            body[:m_fm] = np.sin(wf + index * np.sin(wf))
+            sw = np.sin(wf)
+            body[:m_fm] = np.sin(wf + index * sw)
             tine_idx = (0.2 + 1.6 * bright) * ding
             tine = (0.04 + 0.35 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(16.0) * ding * np.sin(
-                14.0 * wd + tine_idx * np.sin(wd))
+                14.0 * wd + tine_idx * sw[:m_ding])
         else:  # GRAND: 1:2 pair plus a second carrier, bell partial at 7x
             index = (0.5 + 2.5 * bright) * (0.5 + 0.5 * v) * nyq_ok(6.0) * fast
             body = sine(f, sr=sr, n_frames=m, phase0=ph0) + 0.3 * sine(2.0 * f, sr=sr, n_frames=m, phase0=2 * ph0)
-            body[:m_fm] = np.sin(wf + index * np.sin(2.0 * wf)) + 0.3 * np.sin(2.0 * wf + 0.5 * index * np.sin(wf))
+            sw, s2w = np.sin(wf), np.sin(2.0 * wf)
+            body[:m_fm] = np.sin(wf + index * s2w) + 0.3 * np.sin(2.0 * wf + 0.5 * index * sw)
             tine_idx = (0.2 + 1.4 * bright) * ding
             tine = (0.03 + 0.3 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(9.0) * ding * np.sin(
-                7.0 * wd + tine_idx * np.sin(2.0 * wd))
+                7.0 * wd + tine_idx * s2w[:m_ding])
         body[:m_ding] += tine
-        env = adsr(note.dur_s, sr=sr, attack_s=0.002, decay_s=t60, sustain=0.0, release_s=p["release"], n_frames=m)
-        return self.LEVEL * v * env * body
+        body *= adsr(note.dur_s, sr=sr, attack_s=0.002, decay_s=t60, sustain=0.0, release_s=p["release"], n_frames=m)
+        body *= self.LEVEL * v
+        return body
 
 
 # --------------------------------------------------------------------------------------------- pluck
@@ -456,8 +475,8 @@ class Pluck(_Synth):
             buf[1, s:e] += gr * y
         for body, buf in by_body.items():
             out += buf
-            if body > 0:
-                out += body * self._body(buf)
+            if body > 0:  # the body resonates with the sum of both sides and sounds in the centre
+                out += body * self._body(0.5 * (buf[0] + buf[1]))
         return out
 
     def _pan(self, note: NoteEvent, p: Mapping[str, float]) -> float:
@@ -469,8 +488,8 @@ class Pluck(_Synth):
 
         from ..dsp.filters import rbj_biquad
 
-        return sum(gain * sosfilt(rbj_biquad("bp", freq_hz=f0, sr=self.sr, q=q)[None, :], x, axis=1)
-                   for f0, q, gain in ((110.0, 6.0, 0.8), (240.0, 8.0, 0.5)))
+        sos = [rbj_biquad("bp", freq_hz=f0, sr=self.sr, q=q) for f0, q in ((110.0, 6.0), (240.0, 8.0))]
+        return 0.8 * sosfilt(sos[0][None, :], x) + 0.5 * sosfilt(sos[1][None, :], x)
 
     def _string(self, note: NoteEvent, p: Mapping[str, float], m: int) -> np.ndarray:
         sr = self.sr
@@ -566,7 +585,7 @@ class Pad(_Synth):
         fc = p["tone"] * np.exp2(1.5 * motion * sine(0.13, sr=sr, n_frames=m, phase0=0.13 * t0))
         g = _g_of(fc, sr)
         swell = 1.0 - 0.1 * motion * (1.0 + sine(0.21, sr=sr, n_frames=m, phase0=0.21 * t0))
-        y = np.stack([svf_lowpass(x[0], g, 1.2), svf_lowpass(x[1], g, 1.2)]) * swell
+        y = svf_lowpass(x, g, 1.2) * swell
         if p["chorus"] > 0:
             y = self._chorus(y, p["chorus"], t0)
         if p["space"] > 0:
@@ -638,11 +657,10 @@ class Poly(_Synth):
         norm = math.sqrt(2.0 / n_osc)
         lr = osc_bank(dt, ratios, ph0, norm * np.cos(a), norm * np.cos(np.pi / 2.0 - a), 0 if wave == 0 else 1,
                       0.5 if wave == 1 else pw, p["sub"])
-        left, right = lr[0], lr[1]
         fc = p["cutoff"] * np.exp2(6.0 * p["envamt"] * np.exp(-t / p["fdecay"]))
         g = _g_of(fc, sr)
         k = _damping(p["reso"])
         env = adsr(note.dur_s, sr=sr, attack_s=p["attack"], decay_s=p["decay"], sustain=p["sustain"],
                    release_s=p["release"], n_frames=m)
         amp = self.LEVEL * note.velocity * env
-        return np.stack([amp * svf_lowpass(left, g, k), amp * svf_lowpass(right, g, k)])
+        return amp * svf_lowpass(lr, g, k)
