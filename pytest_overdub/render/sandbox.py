@@ -366,12 +366,12 @@ def _install_audit_notes(chan: socket.socket) -> None:
 # The child
 
 
-def _harden(chan_fd: int, limits: SandboxLimits) -> tuple[list[str], list[str]]:
+def _harden(chan_fd: int, limits: SandboxLimits, keep: tuple[int, ...] = ()) -> tuple[list[str], list[str]]:
     layers, missing = [], []
     devnull = os.open("/dev/null", os.O_RDWR)
     for std in (0, 1, 2):
         os.dup2(devnull, std)
-    keep = sorted({0, 1, 2, chan_fd})
+    keep = sorted({0, 1, 2, chan_fd, *keep})
     for lo, hi in zip(keep, keep[1:] + [65536]):
         os.closerange(lo + 1, hi)
     os.chdir("/")
@@ -388,10 +388,26 @@ def _harden(chan_fd: int, limits: SandboxLimits) -> tuple[list[str], list[str]]:
     return layers, missing
 
 
-def _child_main(spare: socket.socket, limits: SandboxLimits) -> None:
-    """A child: harden first, then wait (as a warm spare) for the scorer's socket, then serve it."""
-    layers, missing = _harden(spare.fileno(), limits)
+def _child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None = None, *,
+                low_priority: bool = False) -> None:
+    """A child: harden first, then wait (as a warm spare) for the scorer's socket, then serve it.
+
+    While it waits it also does the per-process work that would otherwise land on the first call:
+    a pre-faulted malloc heap and the scorer's transfer pool mapped. A spare forked ahead of need does
+    this at nice 19 (so it never slows the kernel running meanwhile); the server restores its priority
+    when it hands it a device."""
+    if low_priority:
+        os.nice(19)
+    _warm_heap(WARM_HEAP_MB)
+    layers, missing = _harden(spare.fileno(), limits, keep=(pool["fd"],) if pool else ())
     from . import kernels  # imported by the server before the fork: no file access here
+
+    if pool:
+        try:
+            _child_pool(pool, [pool["fd"]])
+        except (OSError, ValueError):
+            pass
+        os.close(pool["fd"])
 
     try:
         _msg, fds = _recv(spare)
@@ -428,6 +444,24 @@ def _child_main(spare: socket.socket, limits: SandboxLimits) -> None:
 
 
 _CHILD_POOL: dict = {}
+#: Heap a child pre-faults while it waits as a spare (glibc keeps it: see :func:`_warm_heap`).
+WARM_HEAP_MB = 64
+
+
+def _warm_heap(mb: int) -> None:
+    """Make large numpy temporaries come from a heap that is already faulted in: raise glibc's mmap and
+    trim thresholds (so freed blocks stay in the heap), then touch ``mb`` MB once and free it. A fresh
+    process otherwise pays a page fault per 4 KB on every new array."""
+    try:
+        mallopt = _libc.mallopt
+    except AttributeError:
+        return
+    import numpy as np
+
+    mallopt(-3, 32 * 1024 * 1024)  # M_MMAP_THRESHOLD (the largest glibc allows on 64-bit)
+    mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+    blocks = [np.ones(16 * 1024 * 1024 // 8) for _ in range(max(0, mb // 16))]
+    del blocks
 
 
 def _child_pool(msg: dict, fds: list[int]) -> mmap.mmap:
@@ -453,25 +487,52 @@ def _child_call(chan, runtime, msg: dict, fds: list[int]) -> None:
     t0 = time.perf_counter()
     mm = _child_pool(msg, fds)
     n = msg["n"]
-    t1 = time.perf_counter()
+    whole = None
     if msg["op"] == "process":
-        # Private copies: a kernel may keep views of its input in ctx.state; the pool is reused.
-        x = np.frombuffer(mm, dtype=np.float64, count=2 * n).reshape(2, n).copy()
+        # The kernel reads its input straight from the pool; if it keeps a view of it (in ctx.state),
+        # that stretch of memory is made private below, before the scorer reuses the pool.
+        whole = np.frombuffer(mm, dtype=np.float64, count=2 * n)
         params = dict(msg["params"])
         for key, off in msg["arrays"].items():
             params[key] = np.frombuffer(mm, dtype=np.float64, count=n, offset=off).copy()
         t1 = time.perf_counter()
-        y = runtime.process(x, params)
+        y = runtime.process(whole.reshape(2, n), params)
     else:
+        t1 = time.perf_counter()
         y = runtime.render(Notes(msg["notes"]), msg["params"], n)
     t2 = time.perf_counter()
     y = check_output(runtime.defn, y, n, check_finite=False)
     out = np.frombuffer(mm, dtype=np.float64, count=2 * n, offset=msg["out"]).reshape(2, n)
     out[...] = y
-    del out
+    del out, y
+    if whole is not None and sys.getrefcount(whole) > 2:  # ours + getrefcount's argument
+        _make_private(whole)
     t3 = time.perf_counter()
     _send(chan, {"ok": True, "timing_ms": [round(1e3 * (t1 - t0), 2), round(1e3 * (t2 - t1), 2),
                                            round(1e3 * (t3 - t2), 2)]})
+
+
+_PROT_RW = mmap.PROT_READ | mmap.PROT_WRITE
+_MAP_FIXED = 0x10
+
+
+def _make_private(arr) -> None:
+    """Replace the pages under ``arr`` (a view at the start of the pool mapping) by private anonymous
+    memory holding the same bytes, so the views a kernel kept stay valid and unchanged after the
+    scorer writes the next call's input. The pool is mapped afresh for the next call."""
+    import numpy as np
+
+    saved = arr.copy()
+    length = -(-arr.nbytes // mmap.PAGESIZE) * mmap.PAGESIZE
+    _libc.mmap.restype = ctypes.c_void_p
+    _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                           ctypes.c_long]
+    addr = arr.ctypes.data
+    got = _libc.mmap(addr, length, _PROT_RW, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_FIXED, -1, 0)
+    if got != addr:
+        raise OSError(ctypes.get_errno(), "could not make the kernel's input private")
+    np.copyto(arr, saved)
+    _CHILD_POOL.clear()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -516,12 +577,21 @@ def _serve(fd: int) -> None:
                 os.close(f)
             _send(ctrl, {"pid": pid})
             if spare is None:  # the next device finds a hardened child waiting
-                spare = _fork_child(ctrl, limits)
+                spare = _fork_child(ctrl, limits, low_priority=True)
         elif msg["op"] == "end":
             _send(ctrl, _end_child(msg["pid"], statuses, kill=msg["kill"], grace_s=msg.get("grace_s", 1.0)))
+        elif msg["op"] == "pool":  # the scorer's transfer pool, mapped by spares before they are needed
+            if _POOL.get("fd") is not None:
+                os.close(_POOL["fd"])
+            _POOL.update(fd=fds[0], pool=msg["pool"], size=msg["size"])
+            _send(ctrl, {"ok": True})
 
 
-def _fork_child(ctrl: socket.socket, limits: SandboxLimits) -> tuple[int, socket.socket, SandboxLimits]:
+_POOL: dict = {}
+
+
+def _fork_child(ctrl: socket.socket, limits: SandboxLimits, *,
+                low_priority: bool = False) -> tuple[int, socket.socket, SandboxLimits]:
     """Fork a child that hardens itself and waits for its scorer socket; returns (pid, socket, limits)."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     pid = os.fork()
@@ -530,7 +600,8 @@ def _fork_child(ctrl: socket.socket, limits: SandboxLimits) -> tuple[int, socket
         try:
             ctrl.close()
             ours.close()
-            _child_main(theirs, limits)
+            _child_main(theirs, limits, dict(_POOL) if _POOL.get("fd") is not None else None,
+                        low_priority=low_priority)
         except BaseException:  # noqa: BLE001 - the child never returns into the server
             code = 70
         os._exit(code)
@@ -545,6 +616,10 @@ def _hand_over(ctrl, spare, limits: SandboxLimits, chan_fd: int):
         pid, sock, spare_limits = spare
         try:
             if spare_limits == limits:
+                try:
+                    os.setpriority(os.PRIO_PROCESS, pid, 0)
+                except OSError:
+                    pass  # not root: the spare keeps nice 19
                 _send(sock, {"go": True}, (chan_fd,))
                 return pid, None
             os.kill(pid, signal.SIGKILL)
@@ -673,6 +748,7 @@ class ForkServer:
                 os.ftruncate(fd, grown)
                 self._generation += 1
                 self._pool = (f"{os.getpid()}-{self._generation}", fd, mmap.mmap(fd, grown))
+                self.request({"op": "pool", "pool": self._pool[0], "size": grown}, (fd,))
             yield self._pool
 
     def _drop_pool(self) -> None:
@@ -752,10 +828,11 @@ class SandboxedKernel:
         finally:
             theirs.close()
         self.pid, self.sock = reply["pid"], ours
+        # Pipelined: the build request waits in the socket while the child says it is ready.
+        self._send({"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm, "seed": seed})
         ready = self._reply(time.monotonic() + self.limits.wall_s, "starting")
         self.layers = tuple(ready.get("layers", ()))
         self.missing = tuple(ready.get("missing", ()))
-        self._send({"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm, "seed": seed})
         built = self._reply(time.monotonic() + self.limits.wall_s, "loading")
         self.tail_s = float(built.get("tail_s", 0.0))
         self.latency_frames = int(built.get("latency_frames", 0))

@@ -251,3 +251,25 @@ def test_instrument_bit_identical_and_tail():
     assert np.array_equal(outs[0], outs[1])
     onset = int(0.1 * SR)
     assert np.all(outs[0][:, :onset] == 0) and outs[0][0, onset + 10] != 0
+
+
+def test_a_kernel_may_keep_views_of_its_input_across_calls():
+    """State holding a view of ``x`` (not a copy) must see the old input on the next call, exactly as
+    in-process, even though the sandbox reuses its transfer memory."""
+    src = """
+    def process(x, params, ctx):
+        prev = ctx.state.get("prev")
+        ctx.state["prev"] = x[:, -4:]
+        return x if prev is None else x + prev.sum(axis=1, keepdims=True)
+    """
+    defn = effect(src)
+    rng = np.random.default_rng(9)
+    xs = [rng.standard_normal((2, 1000)) for _ in range(3)]
+    outs = []
+    for trusted in (True, False):
+        dev = build_kernel_device(defn, sr=SR, tempo_bpm=120.0, seed=1, trusted=trusted, limits=LIMITS)
+        outs.append([dev.process(x) for x in xs])
+        dev.close()
+    for a, b in zip(*outs):
+        assert np.array_equal(a, b)
+    np.testing.assert_array_equal(outs[1][2], xs[2] + xs[1][:, -4:].sum(axis=1, keepdims=True))

@@ -1,0 +1,93 @@
+"""Sandbox overhead: an echo kernel on 20 s of stereo, in the sandbox versus in-process.
+
+Prints, per device (build + one whole-track ``process`` + close), the median and best time of each
+mode over interleaved repeats and their difference (target: the sandbox adds at most 10 ms per device),
+plus the one-off cold start of the fork server and the child's own breakdown (pool mapping + input
+copy, kernel, output write) of the last sandboxed call.
+
+Run: ``python bench/sandbox_speed.py [--repeats 15]``. The end-to-end timing of the device tasks is added
+with the tasks themselves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pytest_overdub.render.kernels import build_kernel_device  # noqa: E402
+from pytest_overdub.render.sandbox import fork_server  # noqa: E402
+
+SR = 48000
+ECHO = {
+    "id": "bench.dotted-echo", "kind": "effect", "name": "Dotted echo", "version": 1,
+    "params": [{"key": "beats", "label": "time", "min": 0.125, "max": 4, "def": 0.75, "unit": "beats"},
+               {"key": "feedback", "label": "feedback", "min": 0, "max": 0.95, "def": 0.35, "unit": ""},
+               {"key": "mix", "label": "mix", "min": 0, "max": 1, "def": 0.5, "unit": ""}],
+    "kernel": (
+        "def process(x, params, ctx):\n"
+        "    line = ctx.state.get('line')\n"
+        "    if line is None:\n"
+        "        line = ctx.state['line'] = dsp.FeedbackDelay(channels=2)\n"
+        "    wet = line.process(x, delay_frames=params['beats'] * ctx.beat_s * ctx.sr,\n"
+        "                       feedback=params['feedback'])\n"
+        "    return x + params['mix'] * wet\n"),
+}
+
+
+def one_device(x: np.ndarray, *, trusted: bool) -> tuple[float, np.ndarray, object]:
+    t0 = time.perf_counter()
+    dev = build_kernel_device(ECHO, sr=SR, tempo_bpm=120.0, seed=1, trusted=trusted)
+    y = dev.process(x)
+    dev.close()
+    return time.perf_counter() - t0, y, dev
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=30)
+    ap.add_argument("--seconds", type=float, default=20.0)
+    args = ap.parse_args()
+    x = np.random.default_rng(0).standard_normal((2, int(args.seconds * SR))) * 0.1
+
+    t0 = time.perf_counter()
+    server = fork_server()
+    cold = time.perf_counter() - t0
+    one_device(x, trusted=True)  # warm both paths (stdlib import, pool allocation, first spare)
+    one_device(x, trusted=False)
+
+    local, boxed = [], []
+    for _ in range(args.repeats):
+        t, y_local, _ = one_device(x, trusted=True)
+        local.append(t)
+        time.sleep(0.2)  # the server readies the next spare child while the engine would be rendering
+        t, y_boxed, dev = one_device(x, trusted=False)
+        boxed.append(t)
+        time.sleep(0.2)
+    assert np.array_equal(y_local, y_boxed), "sandbox and in-process audio differ"
+
+    med_l, med_b = statistics.median(local), statistics.median(boxed)
+    print(f"echo kernel, {args.seconds:g} s stereo at {SR} Hz, {args.repeats} interleaved repeats")
+    print(f"  fork server cold start:   {cold * 1e3:8.1f} ms (once per scorer process; pid {server.pid})")
+    print(f"  in-process per device:    median {med_l * 1e3:7.1f} ms   best {min(local) * 1e3:7.1f} ms")
+    print(f"  sandboxed per device:     median {med_b * 1e3:7.1f} ms   best {min(boxed) * 1e3:7.1f} ms")
+    print(f"  load average at the end:  {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores (wall times are noisy under load)")
+    print(f"  sandbox overhead:         median {(med_b - med_l) * 1e3:7.1f} ms   "
+          f"best-vs-best {(min(boxed) - min(local)) * 1e3:7.1f} ms   (target <= 10 ms)")
+    timing = getattr(dev._backend, "last_timing_ms", None)
+    if timing:
+        print(f"  child breakdown (last):   pool+input copy {timing[0]:.1f} ms, kernel {timing[1]:.1f} ms, "
+              f"output write {timing[2]:.1f} ms")
+    print(f"  layers: {', '.join(dev.layers)}")
+    print("  bit-identical audio: yes")
+
+
+if __name__ == "__main__":
+    main()
