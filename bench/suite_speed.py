@@ -7,6 +7,8 @@ Times, each in a fresh process:
 3. one submission on one task, cold:                pytest tasks --overdub-submission=oracles/mix-chorus-lift.json
                                                          -k mix-chorus-lift   (target: under 3 s incl. start-up)
 
+4. the same from a directory outside the checkout (the bundled tasks; no repo conftest.py),
+
 and, as the reference measured in the same run, the bare interpreter start-up with pytest imported.
 Run from anywhere: ``python3 bench/suite_speed.py`` (``--quick`` skips the two full self-checks).
 """
@@ -17,6 +19,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -30,10 +33,10 @@ def _pytest(*args: str) -> list[str]:
     return [sys.executable, "-m", "pytest", *plugin, "-p", "no:cacheprovider", "-q", *args]
 
 
-def _time(cmd: list[str]) -> tuple[float, int, str]:
+def _time(cmd: list[str], cwd: Path) -> tuple[float, int, str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     t0 = time.perf_counter()
-    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    out = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
     tail = (out.stdout.strip().splitlines() or [""])[-1]
     return seconds, out.returncode, tail
@@ -43,15 +46,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only the one-task run and the reference")
     args = parser.parse_args()
-    runs = [("reference: python -c 'import pytest'", [sys.executable, "-c", "import pytest"])]
+    outside = Path(tempfile.mkdtemp(prefix="overdub-speed-"))
+    oracle = ROOT / "oracles" / "mix-chorus-lift.json"
+    runs = [("reference: python -c 'import pytest'", [sys.executable, "-c", "import pytest"], ROOT)]
     if not args.quick:
-        runs += [("self-check, serial", _pytest("tasks", "--overdub-self-check")),
-                 ("self-check, -n 2", _pytest("tasks", "--overdub-self-check", "-n", "2"))]
-    runs.append(("one submission, one task (cold)",
-                 _pytest("tasks", "--overdub-submission=oracles/mix-chorus-lift.json", "-k", "mix-chorus-lift")))
+        runs += [("self-check, serial", _pytest("tasks", "--overdub-self-check"), ROOT),
+                 ("self-check, -n 2", _pytest("tasks", "--overdub-self-check", "-n", "2"), ROOT)]
+    runs += [("one submission, one task (cold)",
+              _pytest("tasks", f"--overdub-submission={oracle}", "-k", "mix-chorus-lift"), ROOT),
+             ("the same outside the checkout",
+              _pytest(f"--overdub-submission={oracle}", "-k", "mix-chorus-lift"), outside)]
     ref = None
-    for label, cmd in runs:
-        seconds, code, tail = _time(cmd)
+    for label, cmd, cwd in runs:
+        seconds, code, tail = _time(cmd, cwd)
         ref = ref or seconds
         print(f"{label:<36} {seconds:7.2f} s  ({seconds / ref:5.1f}x reference)  exit {code}  {tail}")
     return 0
