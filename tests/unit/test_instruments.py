@@ -269,3 +269,27 @@ def test_poly_unison_spreads():
     assert not np.array_equal(y[0], y[1])
     mono = render(Poly, [note(Poly, 60, spread=0.0)])
     assert np.array_equal(mono[0], mono[1])
+
+
+def test_bass_retrig_restarts_the_filter_envelope():
+    def join_brightness(mode):
+        notes = [note(Bass, 45, dur=0.6, mode=mode, fdecay=0.05),
+                 note(Bass, 45, start=0.6, dur=0.6, index=1, mode=mode, fdecay=0.05)]
+        y = render(Bass, notes)[0]
+        return share(y[int(0.6 * SR): int(0.65 * SR)], 500, SR / 2)
+    # RETRIG reopens the filter at the second note; LEGATO keeps it closed (its envelope ran on)
+    assert join_brightness(1) > 1.5 * join_brightness(0)  # measured: 0.051 vs 0.026
+
+
+def test_poly_glide_slides_from_the_previous_note():
+    notes = [note(Poly, 57, dur=0.3, glide=200.0, detune=0.0, sub=0.0),
+             note(Poly, 69, start=0.3, dur=0.5, index=1, glide=200.0, detune=0.0, sub=0.0)]
+    y = render(Poly, notes)[0]
+    early = y[int(0.3 * SR): int(0.3 * SR) + 2400]  # first 50 ms of the second note: still near 220 Hz
+    f, p = power_spectrum(early * np.hanning(early.shape[0]))
+    band = (f > 150) & (f < 600)
+    assert f[band][np.argmax(p[band])] < 380
+    late = y[int(0.6 * SR): int(0.7 * SR)]
+    f, p = power_spectrum(late * np.hanning(late.shape[0]))
+    band = (f > 150) & (f < 600)
+    assert abs(f[band][np.argmax(p[band])] - 440.0) < 15
