@@ -34,6 +34,7 @@ task renders on one worker.
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import time
@@ -80,6 +81,7 @@ class Collected:
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
     bench: dict[str, Any] | None = None
     selected: int = 0
+    tasks_collected: bool = False
 
     def entry(self, task_id: str) -> dict[str, Any]:
         return self.tasks.setdefault(task_id, {"checks": [], "rules": []})
@@ -208,9 +210,10 @@ def _bench_for(tasks_dir: Path) -> Any:
 
     if tasks_dir.name == "tasks":
         return Bench(tasks_dir.parent)
-    return _NamedBench(tasks_dir.parent, tasks_dir)
+    return _named_bench_class()(tasks_dir.parent, tasks_dir)
 
 
+@functools.lru_cache(maxsize=1)
 def _named_bench_class() -> type:
     from dataclasses import dataclass as _dc
 
@@ -229,10 +232,6 @@ def _named_bench_class() -> type:
     return NamedBench
 
 
-def _NamedBench(root: Path, tasks_dir: Path) -> Any:  # noqa: N802 - a lazy class, called like one
-    return _named_bench_class()(root, tasks_dir)
-
-
 # --- collection ------------------------------------------------------------------------------------
 
 
@@ -249,6 +248,7 @@ class TasksDir(pytest.Directory):
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         mode: Mode = self.config.stash[MODE_KEY]
+        self.config.stash[COLLECTED_KEY].tasks_collected = True
         if mode.self_check:
             yield BenchItem.from_parent(self, name="bench")
         for path in sorted(self.path.glob("*.json")):
@@ -550,7 +550,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     collected = config.stash[COLLECTED_KEY]
     tr = terminalreporter
     keyword = config.getoption("keyword", default="")
-    if not collected.tasks and not collected.selected and keyword:
+    if collected.tasks_collected and not collected.selected and keyword:
         tr.write_sep("-", "overdub")
         known = ", ".join(sorted(p.stem for p in mode.tasks_dir.glob("*.json")))
         tr.write_line(f"-k {keyword!r} matched no task or check in {mode.tasks_dir} (tasks: {known})")

@@ -271,7 +271,7 @@ def test_xdist_report_equals_serial_apart_from_timings(pytester, bench, solved_s
 
         monkeypatch.setenv("PYTHONPATH", str(Path(pytest_overdub.__file__).parent.parent))
     reports = []
-    for extra in ((), ("-n", "2")):
+    for extra in ((), ("-n", "2", "-v")):
         path = pytester.path / f"report{len(reports)}.json"
         res = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider", f"--overdub-submission={solved_song}",
                                             f"--overdub-report={path}", *extra)
@@ -284,3 +284,15 @@ def test_xdist_report_equals_serial_apart_from_timings(pytester, bench, solved_s
             assert task.pop("timings")["seconds"] >= 0
     assert reports[0] == reports[1]
     assert [t["id"] for t in reports[0]["tasks"]] == [QUANT, DRUMS]
+
+
+def test_tasks_dir_from_the_ini_option_or_the_command_line(pytester, bench):
+    (pytester.path / "tasks").rename(pytester.path / "mytasks")
+    sub = pytester.path / "ops.json"
+    sub.write_text("[]", encoding="utf-8")
+    pytester.makeini("[pytest]\noverdub_tasks = mytasks\n")
+    res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-k", "hits")
+    assert [line for line in res.outlines if "::" in line] == [f"mytasks/{QUANT}.json::{QUANT}::hits"]
+    res = _run(pytester, f"--overdub-submission={sub}", "--overdub-tasks=nowhere")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    res.stderr.fnmatch_lines(["*--overdub-tasks=nowhere: * is not a directory of task files*"])
