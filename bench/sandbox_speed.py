@@ -86,6 +86,7 @@ def main() -> None:
         print(f"  child breakdown (last):   pool+input copy {timing[0]:.1f} ms, kernel {timing[1]:.1f} ms, "
               f"output write {timing[2]:.1f} ms")
     print(f"  layers: {', '.join(dev.layers)}")
+    print(f"  output read with process_vm_readv: {'yes' if dev._backend.vm_read else 'no (shared pool)'}")
     print("  bit-identical audio: yes")
 
 

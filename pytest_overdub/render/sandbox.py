@@ -22,12 +22,17 @@ reports ``layers`` (what is active) and ``missing`` (what is not, and why) and t
 Audit hooks are *not* a boundary (numpy can write raw memory); the child uses one only to send a note
 ("the kernel called os.system") before a forbidden call, so the fault message can say what was tried.
 
-Audio crosses once per call through a ``memfd`` pool the scorer keeps mapped (so its pages are allocated
-once, not per call) and passes over the socket: input at offset 0, per-sample param arrays after it, the
-output region last. The child copies its input out of the pool (a kernel may keep views of it in
-``ctx.state``) and writes its output back. The scorer enforces a wall-clock
-timeout, then copies the output out of the shared mapping and checks its shape and finiteness itself.
-Everything the child reports is treated as untrusted.
+Audio crosses once per call. Input: the scorer copies it into a ``memfd`` pool it keeps mapped (pages
+allocated once, not per call; spares map it before they are needed) and passes the fd over the socket;
+the kernel reads it in place, and if it keeps a view of its input in ``ctx.state`` those pages are made
+private before the pool is reused. Output: the scorer copies it straight out of the child's memory with
+``process_vm_readv`` (one copy into the scorer's own memory, which the child can never touch again), or,
+where that is not permitted, through the pool. The scorer enforces a wall-clock timeout and checks the
+output's shape and finiteness itself; everything the child reports is treated as untrusted.
+
+Speed: each child is forked ahead of need, hardened and warmed (a pre-faulted heap, the build and call
+paths run once) at nice 19 while the previous device renders, so a device costs the scorer one hand-over,
+the kernel's build, and two copies of its audio.
 
 Faults are :class:`~pytest_overdub.errors.KernelError` with a reason: the kernel's traceback, "CPU time
 limit of 2 s exceeded", "wall-clock timeout of 3 s", "stopped by the sandbox: forbidden system call
@@ -408,6 +413,7 @@ def _child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None =
         except (OSError, ValueError):
             pass
         os.close(pool["fd"])
+    _warm_paths(kernels)
 
     try:
         _msg, fds = _recv(spare)
@@ -416,7 +422,11 @@ def _child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None =
     spare.close()
     chan = socket.socket(fileno=fds[0])
     _install_audit_notes(chan)
-    _send(chan, {"ready": True, "pid": os.getpid(), "layers": layers, "missing": missing})
+    import numpy as np
+
+    probe = np.frombuffer(_PROBE, dtype=np.uint8).copy()
+    _send(chan, {"ready": True, "pid": os.getpid(), "layers": layers, "missing": missing,
+                 "probe": probe.ctypes.data})
     runtime = None
     while True:
         try:
@@ -445,7 +455,7 @@ def _child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None =
 
 _CHILD_POOL: dict = {}
 #: Heap a child pre-faults while it waits as a spare (glibc keeps it: see :func:`_warm_heap`).
-WARM_HEAP_MB = 64
+WARM_HEAP_MB = 32
 
 
 def _warm_heap(mb: int) -> None:
@@ -502,14 +512,47 @@ def _child_call(chan, runtime, msg: dict, fds: list[int]) -> None:
         y = runtime.render(Notes(msg["notes"]), msg["params"], n)
     t2 = time.perf_counter()
     y = check_output(runtime.defn, y, n, check_finite=False)
-    out = np.frombuffer(mm, dtype=np.float64, count=2 * n, offset=msg["out"]).reshape(2, n)
-    out[...] = y
-    del out, y
+    reply: dict = {"ok": True}
+    if msg["out"] == "vm":  # the scorer reads y from this process's memory (one copy, into its own)
+        if whole is not None and np.may_share_memory(y, whole):
+            y = y.copy()
+        _KEEP[0] = y = np.ascontiguousarray(y)
+        reply["addr"] = y.ctypes.data
+    else:
+        out = np.frombuffer(mm, dtype=np.float64, count=2 * n, offset=msg["out"]).reshape(2, n)
+        out[...] = y
+        del out
+    del y
     if whole is not None and sys.getrefcount(whole) > 2:  # ours + getrefcount's argument
         _make_private(whole)
     t3 = time.perf_counter()
-    _send(chan, {"ok": True, "timing_ms": [round(1e3 * (t1 - t0), 2), round(1e3 * (t2 - t1), 2),
-                                           round(1e3 * (t3 - t2), 2)]})
+    reply["timing_ms"] = [round(1e3 * (t1 - t0), 2), round(1e3 * (t2 - t1), 2), round(1e3 * (t3 - t2), 2)]
+    _send(chan, reply)
+
+
+#: The last output, kept alive until the next message so the scorer can read it (``"out": "vm"``).
+_KEEP: list = [None]
+#: Bytes the scorer reads once to learn whether it may read this child's memory.
+_PROBE = b"overdub-vm-probe"
+
+
+_WARM_KERNEL = {"id": "sandbox.warm-up", "kind": "effect", "version": 1, "params": [], "kernel":
+                "def process(x, params, ctx):\n    return np.concatenate([x[:, :1], x[:, 1:]], axis=1)\n"}
+
+
+def _warm_paths(kernels) -> None:
+    """Run a trivial kernel through the build and call paths once, so the copy-on-write faults of the
+    pages those paths touch are taken now (at the spare's low priority), not on the first real call."""
+    import numpy as np
+
+    try:
+        runtime = kernels.KernelRuntime(kernels.validate_definition(_WARM_KERNEL), sr=48000,
+                                        tempo_bpm=120.0, seed=0)
+        y = runtime.process(np.zeros((2, 4096)), {})
+        kernels.check_output(runtime.defn, y, 4096)
+        json.loads(json.dumps({"ok": True, "timing_ms": [0.0]}))
+    except Exception:  # noqa: BLE001 - warming is an optimisation only
+        pass
 
 
 _PROT_RW = mmap.PROT_READ | mmap.PROT_WRITE
@@ -828,12 +871,19 @@ class SandboxedKernel:
         finally:
             theirs.close()
         self.pid, self.sock = reply["pid"], ours
-        # Pipelined: the build request waits in the socket while the child says it is ready.
-        self._send({"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm, "seed": seed})
-        ready = self._reply(time.monotonic() + self.limits.wall_s, "starting")
-        self.layers = tuple(ready.get("layers", ()))
-        self.missing = tuple(ready.get("missing", ()))
-        built = self._reply(time.monotonic() + self.limits.wall_s, "loading")
+        self.vm_read = False
+        # Kernel code (here its module body) only ever runs under the pool lock: no child can touch the
+        # shared pool while another child's call is using it.
+        with self.server.pool_lock:
+            # Pipelined: the build request waits in the socket while the child says it is ready.
+            self._send({"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm,
+                        "seed": seed})
+            ready = self._reply(time.monotonic() + self.limits.wall_s, "starting")
+            probe = bytearray(len(_PROBE))
+            self.vm_read = _vm_read(self.pid, ready.get("probe"), probe) and bytes(probe) == _PROBE
+            self.layers = tuple(ready.get("layers", ()))
+            self.missing = tuple(ready.get("missing", ()))
+            built = self._reply(time.monotonic() + self.limits.wall_s, "loading")
         self.tail_s = float(built.get("tail_s", 0.0))
         self.latency_frames = int(built.get("latency_frames", 0))
 
@@ -862,15 +912,22 @@ class SandboxedKernel:
         from .kernels import check_output
 
         n = msg["n"]
-        with self.server.pool(out_off + 16 * n) as (key, fd, mm):
+        size = max(out_off if self.vm_read else out_off + 16 * n, 8)
+        with self.server.pool(size) as (key, fd, mm):
             for off, arr in inputs:
                 view = np.frombuffer(mm, dtype=np.float64, count=arr.size, offset=off).reshape(arr.shape)
                 view[...] = arr
                 del view
-            self._send({**msg, "pool": key, "size": len(mm), "out": out_off}, (fd,))
+            out = "vm" if self.vm_read else out_off
+            self._send({**msg, "pool": key, "size": len(mm), "out": out}, (fd,))
             reply = self._reply(time.monotonic() + self.limits.wall_s, "running")
             self.last_timing_ms = reply.get("timing_ms")
-            y = np.frombuffer(mm, dtype=np.float64, count=2 * n, offset=out_off).reshape(2, n).copy()
+            if self.vm_read:
+                y = np.empty((2, n))
+                if not _vm_read(self.pid, reply.get("addr"), y):
+                    raise self._died("returning its output (its memory could not be read)", kill=True)
+            else:
+                y = np.frombuffer(mm, dtype=np.float64, count=2 * n, offset=out_off).reshape(2, n).copy()
         return check_output(self.defn, y, n)
 
     # -- plumbing
@@ -902,8 +959,8 @@ class SandboxedKernel:
                 raise err
             return msg
 
-    def _died(self, doing: str, *, timed_out: bool = False) -> KernelError:
-        status = self._end(kill=timed_out)
+    def _died(self, doing: str, *, timed_out: bool = False, kill: bool = False) -> KernelError:
+        status = self._end(kill=timed_out or kill)
         sig = status.get("signal")
         if timed_out:
             why = f"wall-clock timeout of {self.limits.wall_s:g} s while {doing}"
@@ -942,6 +999,30 @@ class SandboxedKernel:
             self.close()
         except Exception:  # noqa: BLE001
             pass
+
+
+class _IoVec(ctypes.Structure):
+    _fields_ = [("iov_base", ctypes.c_void_p), ("iov_len", ctypes.c_size_t)]
+
+
+def _vm_read(pid: int | None, addr: Any, dest) -> bool:
+    """Copy ``len(dest)`` bytes from ``addr`` in process ``pid`` into the writable buffer ``dest``
+    with ``process_vm_readv`` (one copy, straight into our memory). False if not allowed or not all
+    bytes could be read; the child chooses ``addr``, so at worst we read its own garbage."""
+    if pid is None or not isinstance(addr, int) or addr <= 0:
+        return False
+    buf = (ctypes.c_char * len(memoryview(dest).cast("B"))).from_buffer(dest)
+    total, done = len(buf), 0
+    fn = _libc.process_vm_readv
+    fn.restype = ctypes.c_ssize_t
+    while done < total:
+        local = _IoVec(ctypes.addressof(buf) + done, total - done)
+        remote = _IoVec(addr + done, total - done)
+        got = fn(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+        if got <= 0:
+            return False
+        done += got
+    return True
 
 
 def probe_layers(limits: SandboxLimits | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:

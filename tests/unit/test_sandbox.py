@@ -82,8 +82,7 @@ def test_all_layers_active_as_root():
         assert layer in layers
     if os.geteuid() == 0:
         assert "netns" in layers and "uid(nobody)" in layers
-    if any(name.startswith("landlock") for name in dev._backend.layers):
-        assert "landlock(abi" in layers
+    assert dev._backend.vm_read or os.geteuid() != 0  # root may read the child's output directly
 
 
 @pytest.mark.parametrize("how", [
