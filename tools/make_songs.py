@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from pytest_overdub.song.model import (  # noqa: E402
-    Clip, Insert, Instrument, Key, Note, Section, Song, Track, dump_song,
+    Clip, Insert, Instrument, Key, Master, Note, Section, Song, Track, dump_song,
 )
 
 SONGS_DIR = ROOT / "songs"
@@ -121,7 +121,7 @@ def night_shift() -> Song:
     """92 bpm, A minor, Verse 0-16 and Chorus 16-32 playing the same Am F C G7 and the same hook."""
     drums = Instrument(device="core.drums")
     tracks = (
-        Track(id="t_kick", name="Kick", color="#e0603a", instrument=drums,
+        Track(id="t_kick", name="Kick", color="#e0603a", instrument=drums, gain=3.0,
               clips=(_clip("c_kick", "Kick", 0.0, 32.0, _notes("n_kick", _kick_rows(8))),)),
         Track(id="t_kit", name="Kit", color="#e0a03a", instrument=drums,
               clips=(_clip("c_kit", "Kit", 0.0, 32.0, _notes("n_kit", _kit_rows(8))),)),
@@ -136,8 +136,10 @@ def night_shift() -> Song:
     )
     sections = (Section(id="s_verse", name="Verse", start=0.0, length=16.0),
                 Section(id="s_chorus", name="Chorus", start=16.0, length=16.0))
+    # The kick sits 3 dB up so the low end starts as a real bass-versus-kick fight, and the master
+    # sits at -4 dB so the starting mix leaves headroom (about -19 LUFS) instead of riding the clip.
     return Song(id="night-shift", title="Night Shift", tempo=92.0, key=Key(root="A", scale="minor"),
-                tracks=tracks, sections=sections, meta=META)
+                tracks=tracks, sections=sections, master=Master(gain=-4.0), meta=META)
 
 
 # --- lab ------------------------------------------------------------------------------------------

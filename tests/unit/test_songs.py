@@ -76,12 +76,13 @@ def test_ids_are_unique_and_readable(name):
 def test_night_shift_shape():
     song = _song("night-shift")
     assert (song.tempo, song.key.root, song.key.scale) == (92.0, "A", "minor")
+    assert song.master.gain == -4.0  # headroom: the starting mix stays off the master clip
     assert [(s.id, s.name, s.start, s.length) for s in song.sections] == [
         ("s_verse", "Verse", 0.0, 16.0), ("s_chorus", "Chorus", 16.0, 16.0)]
     got = [(t.id, t.name, t.instrument.device, t.gain, t.pan, [(i.id, i.device) for i in t.inserts])
            for t in song.tracks]
     assert got == [
-        ("t_kick", "Kick", "core.drums", 0.0, 0.0, []),
+        ("t_kick", "Kick", "core.drums", 3.0, 0.0, []),
         ("t_kit", "Kit", "core.drums", 0.0, 0.0, []),
         ("t_bass", "Bass", "core.bass", -1.5, 0.0, []),
         ("t_keys", "Keys", "core.keys", -3.0, -0.15, [("fx_keys_verb", "core.verb")]),
