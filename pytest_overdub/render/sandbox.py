@@ -420,6 +420,7 @@ def _child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None =
     except (EOFError, OSError):
         return
     spare.close()
+    _CPU0[0] = _cpu_ms()
     chan = socket.socket(fileno=fds[0])
     _install_audit_notes(chan)
     import numpy as np
@@ -437,7 +438,8 @@ def _child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None =
             if msg["op"] == "build":
                 d = kernels.validate_definition(msg["defn"])
                 runtime = kernels.KernelRuntime(d, sr=msg["sr"], tempo_bpm=msg["tempo_bpm"], seed=msg["seed"])
-                _send(chan, {"ok": True, "tail_s": runtime.tail_s, "latency_frames": runtime.latency_frames})
+                _send(chan, {"ok": True, "tail_s": runtime.tail_s, "latency_frames": runtime.latency_frames,
+                             "cpu_ms": _cpu_ms() - _CPU0[0]})
             else:
                 _child_call(chan, runtime, msg, fds)
         except kernels.KernelError as e:
@@ -526,8 +528,18 @@ def _child_call(chan, runtime, msg: dict, fds: list[int]) -> None:
     if whole is not None and sys.getrefcount(whole) > 2:  # ours + getrefcount's argument
         _make_private(whole)
     t3 = time.perf_counter()
+    reply["cpu_ms"] = _cpu_ms() - _CPU0[0]
     reply["timing_ms"] = [round(1e3 * (t1 - t0), 2), round(1e3 * (t2 - t1), 2), round(1e3 * (t3 - t2), 2)]
     _send(chan, reply)
+
+
+_CPU0: list = [0.0]
+
+
+def _cpu_ms() -> float:
+    """This process's CPU time (user + system) in ms; a device's cost is counted from its hand-over."""
+    t = os.times()
+    return 1e3 * (t.user + t.system)
 
 
 #: The last output, kept alive until the next message so the scorer can read it (``"out": "vm"``).
@@ -863,6 +875,7 @@ class SandboxedKernel:
         self.limits = limits or DEFAULT_LIMITS
         self.server = fork_server()
         self.notes: list[str] = []
+        self.child_cpu_ms = 0.0  # the child's CPU time since it was handed this device (diagnostic)
         self.pid = None
         self.sock = None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -953,6 +966,8 @@ class SandboxedKernel:
             if "note" in msg:
                 self.notes.append(str(msg["note"]))
                 continue
+            if isinstance(msg.get("cpu_ms"), (int, float)):
+                self.child_cpu_ms = float(msg["cpu_ms"])
             if msg.get("ok") is False:
                 err = KernelError(str(msg.get("error")))
                 err.reason = str(msg.get("reason"))
