@@ -22,8 +22,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
-from ..dsp.delay import FeedbackDelayNetwork, IntegerDelay, SchroederAllpass, hadamard
+from ..dsp.delay import (FeedbackDelayNetwork, IntegerDelay, SchroederAllpass, comb_samples, fdn_samples,
+                         hadamard)
 from ..dsp.filters import Crossover, SOSFilter, rbj_biquad
 from .base import Effect
 from .dynamics import apply_gain_pan
@@ -36,6 +38,10 @@ WET_GAIN = 0.7
 MONOBASS_OFF_HZ = 20.0
 MONOBASS_SPLIT_RATIO = 2.0
 
+# The diffusers' comb recursion and the FDN run sample by sample, compiled (cache in __pycache__).
+_COMB = njit(cache=True)(comb_samples)
+_FDN = njit(cache=True)(fdn_samples)
+
 
 class Reverb(Effect):
     spec = HOUSE_SPECS["core.verb"]
@@ -44,10 +50,10 @@ class Reverb(Effect):
         super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
         self._predelay = IntegerDelay(0)
         self._diffusers = [SchroederAllpass(delay_frames=max(2, round(ms * self.sr / 1000.0)),
-                                            gain=DIFFUSER_GAIN) for ms in DIFFUSER_MS]
+                                            gain=DIFFUSER_GAIN, loop=_COMB) for ms in DIFFUSER_MS]
         h = hadamard(8) * math.sqrt(8.0)  # ±1 rows
         out = np.stack([h[1], h[2]]) * (WET_GAIN / math.sqrt(8.0))
-        self._fdn = FeedbackDelayNetwork(**self._fdn_args(params), sr=self.sr, out=out)
+        self._fdn = FeedbackDelayNetwork(**self._fdn_args(params), sr=self.sr, out=out, loop=_FDN)
         self._lowcut = SOSFilter(rbj_biquad("hp", freq_hz=params["lowcut"], sr=self.sr))
 
     def _fdn_args(self, p) -> dict:

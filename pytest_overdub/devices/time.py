@@ -25,8 +25,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
-from ..dsp.delay import FeedbackDelay
+from ..dsp.delay import FeedbackDelay, feedback_delay_samples
 from ..dsp.filters import SOSFilter, rbj_biquad
 from .base import Effect
 from .params import DELAY_DIVISION_BEATS, HOUSE_SPECS
@@ -35,6 +36,9 @@ WOW_RATE_HZ = 0.6
 WOW_DEPTH_S = 0.0015
 GLIDE_S = 0.05
 CHORUS_MAX_SWEEP_S = 0.004
+
+# The modulated line with its loop filter runs sample by sample, compiled (cache in __pycache__).
+_LINE = njit(cache=True)(feedback_delay_samples)
 
 
 def _lfo_phase(seed: int, salt: int) -> float:
@@ -67,7 +71,7 @@ class Delay(Effect):
     def __init__(self, *, sr, tempo_bpm, seed, params):
         super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
         self._loop = SOSFilter(self._loop_sos(params))
-        self._line = FeedbackDelay(channels=2, loop_filter=self._loop)
+        self._line = FeedbackDelay(channels=2, loop_filter=self._loop, loop=_LINE)
         self._lfo = _Lfo(_lfo_phase(seed, 1))
         self._last_frames: float | None = None
 
@@ -115,7 +119,7 @@ class Chorus(Effect):
 
     def __init__(self, *, sr, tempo_bpm, seed, params):
         super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
-        self._line = FeedbackDelay(channels=2)
+        self._line = FeedbackDelay(channels=2, loop=_LINE)
         self._lfo = _Lfo(_lfo_phase(seed, 2))
 
     def process(self, x, params):

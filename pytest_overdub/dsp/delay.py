@@ -10,6 +10,13 @@ How these stay exact without a per-sample loop:
   shortest delay: every sample a chunk reads was written by an earlier chunk, so the chunked result
   equals the sample-by-sample one.
 
+* The same recursions are also written as plain per-sample loops (``comb_samples``,
+  ``feedback_delay_samples``, ``fdn_samples``) in the subset of Python that numba compiles. This module
+  never imports numba (the kernel sandbox imports it); a device module compiles a loop with
+  ``numba.njit(cache=True)`` and hands it to a class as ``loop=``, which then runs it instead of the
+  vectorised path on the same carried state. Both paths compute the same recursion; they differ only in
+  rounding where a sum is ordered differently (the FDN's Hadamard product), ~1e-16 relative.
+
 Every class keeps its history between ``process`` calls, so one call or many consecutive calls give the
 same samples. Audio is shaped ``(channels, n)``; delays are in frames (fractional where stated; linear
 interpolation).
@@ -65,10 +72,11 @@ class FeedbackComb:
     [[1.0, 0.0, 0.5, 0.0, 0.25]]
     """
 
-    def __init__(self, *, delay_frames: int, gain: float):
+    def __init__(self, *, delay_frames: int, gain: float, loop=None):
         _check_delay(delay_frames)
         self.delay_frames = int(delay_frames)
         self.gain = float(gain)
+        self.loop = loop  # a compiled comb_samples, or None for the vectorised path
         self._hist: np.ndarray | None = None  # the last D outputs
 
     def _run(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,6 +86,12 @@ class FeedbackComb:
         d, g = self.delay_frames, self.gain
         if self._hist is None or self._hist.shape != (c, d):
             self._hist = np.zeros((c, d))
+        if self.loop is not None:
+            buf = np.empty((c, d + n))
+            buf[:, :d] = self._hist
+            self.loop(buf, x, g)
+            self._hist = buf[:, n:].copy()
+            return buf[:, d:], buf[:, :n]
         k = -(-n // d)
         folded = np.zeros((c, k * d))
         folded[:, :n] = x
@@ -106,6 +120,16 @@ class SchroederAllpass(FeedbackComb):
     def process(self, x: np.ndarray) -> np.ndarray:
         v, v_late = self._run(x)
         return v_late - self.gain * v
+
+
+def comb_samples(buf, x, g):  # pragma: no cover - run compiled by numba
+    """Per-sample comb: ``buf[c, D + i] = x[c, i] + g·buf[c, i]`` where ``buf`` is ``(channels, D + n)``
+    holding the last D outputs in ``buf[:, :D]`` (the :class:`FeedbackComb` recursion, in place)."""
+    n_ch, n = x.shape
+    d = buf.shape[1] - n
+    for c in range(n_ch):
+        for i in range(n):
+            buf[c, d + i] = x[c, i] + g * buf[c, i]
 
 
 def read_fractional(buf: np.ndarray, base: np.ndarray, delay_frames: np.ndarray) -> np.ndarray:
@@ -141,10 +165,12 @@ class FeedbackDelay:
     [[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.5, 0.0]]
     """
 
-    def __init__(self, *, channels: int = 2, loop_filter: SOSFilter | None = None, cross: bool = False):
+    def __init__(self, *, channels: int = 2, loop_filter: SOSFilter | None = None, cross: bool = False,
+                 loop=None):
         self.channels = channels
         self.loop_filter = loop_filter
         self.cross = cross
+        self.loop = loop  # a compiled feedback_delay_samples, or None for the chunked vectorised path
         self._hist = np.zeros((channels, 2))
 
     def _grow(self, need: int) -> None:
@@ -166,8 +192,12 @@ class FeedbackDelay:
         h = self._hist.shape[1]
         buf = np.zeros((c, h + n))
         buf[:, :h] = self._hist
-        base = h + np.arange(n)
         wet = np.empty((c, n))
+        if self.loop is not None:
+            self._loop(buf, x, delay_frames, float(feedback), wet)
+            self._hist = buf[:, n:].copy()
+            return wet
+        base = h + np.arange(n)
         step = n if feedback == 0.0 else max(1, int(d_min) - 1)
         if feedback == 0.0:
             buf[:, h:] = x
@@ -181,6 +211,47 @@ class FeedbackDelay:
                 buf[:, h + s:h + e] = x[:, s:e] + feedback * back
         self._hist = buf[:, n:].copy()
         return wet
+
+    def _loop(self, buf: np.ndarray, x: np.ndarray, delay_frames, feedback: float, wet: np.ndarray) -> None:
+        c, n = x.shape
+        d = np.asarray(delay_frames, dtype=np.float64)
+        d = np.ascontiguousarray(d.reshape((1,) * (2 - d.ndim) + d.shape))  # (1 or c, 1 or n)
+        if self.loop_filter is None:
+            sos, zi = np.zeros((0, 6)), np.zeros((0, c, 2))
+        else:
+            sos, zi = self.loop_filter.sos, self.loop_filter.state(c)
+        self.loop(buf, x, d, feedback, self.cross, sos, zi, wet)
+
+
+def feedback_delay_samples(buf, x, d, feedback, cross, sos, zi, wet):  # pragma: no cover - compiled
+    """Per-sample :class:`FeedbackDelay`: ``buf`` ``(channels, h + n)`` holds the line's history in
+    ``buf[:, :h]`` and receives the writes; ``d`` is ``(1 or channels, 1 or n)`` (broadcast); the loop
+    filter's sections ``sos`` run in scipy's ``sosfilt`` form (transposed direct form II, state ``zi``
+    ``(sections, channels, 2)`` updated in place); the taps go to ``wet`` ``(channels, n)``."""
+    n_ch, n = x.shape
+    h = buf.shape[1] - n
+    row = 1 if d.shape[0] > 1 else 0
+    col = 1 if d.shape[1] > 1 else 0
+    for i in range(n):
+        p = h + i
+        for c in range(n_ch):
+            di = d[c * row, i * col]
+            whole = math.ceil(di)
+            frac = whole - di
+            q = p - int(whole)
+            a = buf[c, q]
+            y = a + frac * (buf[c, q + 1] - a)
+            for s in range(sos.shape[0]):
+                u = y
+                y = sos[s, 0] * u + zi[s, c, 0]
+                zi[s, c, 0] = sos[s, 1] * u - sos[s, 4] * y + zi[s, c, 1]
+                zi[s, c, 1] = sos[s, 2] * u - sos[s, 5] * y
+            wet[c, i] = y
+        for c in range(n_ch):
+            if feedback == 0.0:
+                buf[c, p] = x[c, i]
+            else:
+                buf[c, p] = x[c, i] + feedback * wet[n_ch - 1 - c if cross else c, i]
 
 
 def hadamard(order: int) -> np.ndarray:
@@ -207,7 +278,8 @@ class FeedbackDelayNetwork:
     ``b`` the injection vector (default all 1/√N).
     :meth:`process` takes a mono ``(n,)`` input and returns ``out @ F(v)`` (``out``: (K, N), default the
     identity, so ``(N, n)``). Processed in chunks no longer than the shortest line (exact, vectorised per
-    chunk) inside outer blocks that bound memory.
+    chunk) inside outer blocks that bound memory; or, given ``loop`` (a compiled :func:`fdn_samples`),
+    sample by sample with the Hadamard product as a fast Walsh-Hadamard transform.
 
     >>> fdn = FeedbackDelayNetwork(delays_frames=[101, 143, 165, 177], rt60_s=1.0, sr=48000)
     >>> fdn.process(np.eye(1, 512)[0]).shape
@@ -217,14 +289,15 @@ class FeedbackDelayNetwork:
     block_frames = 1 << 15
 
     def __init__(self, *, delays_frames, rt60_s: float, sr: float, damp: float = 0.0,
-                 inject=None, out=None):
+                 inject=None, out=None, loop=None):
         self.sr = float(sr)
+        self.loop = loop
         self._hist: np.ndarray | None = None
         self._fade_from: np.ndarray | None = None
         n_lines = len(delays_frames)
         self.inject = (np.full(n_lines, 1.0 / math.sqrt(n_lines)) if inject is None
                        else np.asarray(inject, dtype=np.float64))
-        self.out = np.eye(n_lines) if out is None else np.asarray(out, dtype=np.float64)
+        self.out = np.ascontiguousarray(np.eye(n_lines) if out is None else np.asarray(out, dtype=np.float64))
         self.set(delays_frames=delays_frames, rt60_s=rt60_s, damp=damp)
 
     def set(self, *, delays_frames, rt60_s: float, damp: float = 0.0) -> None:
@@ -238,6 +311,7 @@ class FeedbackDelayNetwork:
             self._fade_from = old  # the next chunk crossfades the old read positions into the new
         self.delays = d
         gains = 10.0 ** (-3.0 * d / (rt60_s * self.sr))
+        self._gains = gains
         self._matrix = hadamard(d.size) * gains[None, :]
         self.damp = float(damp)
 
@@ -269,6 +343,14 @@ class FeedbackDelayNetwork:
         fade = self._fade_from
         if fade is not None:
             step = min(step, int(fade.min()))
+        if self.loop is not None:
+            res = np.empty((self.out.shape[0], n))
+            fade_frames = 0 if fade is None else min(step, n)
+            self.loop(buf, inp, d, d if fade is None else fade, fade_frames, self._gains, self.inject,
+                      self.damp, self.out, res)
+            self._fade_from = None
+            self._hist = buf[:, n:].copy()
+            return res
         row0 = (np.arange(lines) * (h + n) + h - d)[:, None] + np.arange(step)[None, :]
         flat = buf.ravel()
         inj = self.inject[:, None]
@@ -291,3 +373,51 @@ class FeedbackDelayNetwork:
     def _read(flat: np.ndarray, idx: np.ndarray, c: float) -> np.ndarray:
         tap = flat[idx]
         return tap + c * (flat[idx - 1] - tap) if c else tap
+
+
+def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, out, res):  # pragma: no cover
+    """Per-sample :class:`FeedbackDelayNetwork` block (run compiled by numba).
+
+    ``buf`` ``(N, h + n)`` holds the lines' history in ``buf[:, :h]`` and receives the writes. Each frame
+    reads every line at ``D_j`` (and ``D_j + 1`` for the damping taps), crossfading from the reads at
+    ``fade_from`` over the first ``fade_frames`` frames; ``res[:, i] = out @ taps``; the line is written
+    ``inject·in + H·(gains·taps)`` with the orthonormal Hadamard product done as an in-place fast
+    Walsh-Hadamard transform (Sylvester order, the same matrix as :func:`hadamard`) scaled by 1/√N.
+    """
+    lines = delays.shape[0]
+    n = inp.shape[0]
+    h = buf.shape[1] - n
+    scale = 1.0 / math.sqrt(lines)
+    t = np.empty(lines)
+    for i in range(n):
+        p = h + i
+        for j in range(lines):
+            q = p - delays[j]
+            a = buf[j, q]
+            if damp != 0.0:
+                a = a + damp * (buf[j, q - 1] - a)
+            if i < fade_frames:
+                q = p - fade_from[j]
+                b = buf[j, q]
+                if damp != 0.0:
+                    b = b + damp * (buf[j, q - 1] - b)
+                a = b + ((i + 1) / fade_frames) * (a - b)
+            t[j] = a
+        for k in range(out.shape[0]):
+            acc = 0.0
+            for j in range(lines):
+                acc += out[k, j] * t[j]
+            res[k, i] = acc
+        for j in range(lines):
+            t[j] *= gains[j]
+        span = 1
+        while span < lines:
+            for start in range(0, lines, 2 * span):
+                for j in range(start, start + span):
+                    a = t[j]
+                    b = t[j + span]
+                    t[j] = a + b
+                    t[j + span] = a - b
+            span *= 2
+        for j in range(lines):
+            buf[j, p] = inject[j] * inp[i] + scale * t[j]

@@ -157,6 +157,19 @@ class SOSFilter:
     def reset(self) -> None:
         self._zi = None
 
+    def state(self, channels: int) -> np.ndarray:
+        """The carried state in ``sosfilt``'s layout ``(sections, channels, 2)``, created at rest if absent.
+
+        A per-sample loop that runs these sections itself updates it in place (see
+        :func:`~pytest_overdub.dsp.delay.feedback_delay_samples`).
+        """
+        shape = (self.sos.shape[0], channels, 2)
+        if self._zi is None or self._zi.shape != shape:
+            self._zi = np.zeros(shape)
+        elif not self._zi.flags.c_contiguous:
+            self._zi = np.ascontiguousarray(self._zi)
+        return self._zi
+
     def process(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
         if self._zi is None or self._zi.shape[1:-1] != x.shape[:-1]:
