@@ -82,7 +82,7 @@ def test_night_shift_shape():
     got = [(t.id, t.name, t.instrument.device, t.gain, t.pan, [(i.id, i.device) for i in t.inserts])
            for t in song.tracks]
     assert got == [
-        ("t_kick", "Kick", "core.drums", 3.0, 0.0, []),
+        ("t_kick", "Kick", "core.drums", 2.0, 0.0, []),
         ("t_kit", "Kit", "core.drums", 0.0, 0.0, []),
         ("t_bass", "Bass", "core.bass", -1.5, 0.0, []),
         ("t_keys", "Keys", "core.keys", -3.0, -0.15, [("fx_keys_verb", "core.verb")]),
