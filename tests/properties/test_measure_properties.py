@@ -87,7 +87,9 @@ def test_short_signals_give_bounded_finite_figures(x, sr):
     figures = {k: v for k, v in m.as_dict().items() if isinstance(v, float)}
     assert all(np.isfinite(v) for v in figures.values()), figures
     assert -120.0 <= m.lufs <= 10.0 and -120.0 <= m.lufs_short_max <= 10.0
-    assert -120.0 <= m.rms <= m.peak <= m.true_peak <= 20 * np.log10(2.0)
+    # rms equals peak for a constant signal; allow the last bits of float rounding between them
+    assert -120.0 <= m.rms <= m.peak + 1e-9 and m.peak <= m.true_peak + 1e-9
+    assert m.true_peak <= 20 * np.log10(2.0)
     assert -1.0 <= m.correlation <= 1.0 and -120.0 <= m.side_db <= 120.0
     assert m.lra >= 0.0 and m.onsets_per_sec >= 0.0 and 0.0 <= m.centroid <= sr / 2
     assert all(-120.0 <= v <= 0.0 for v in m.band_rel.values())
