@@ -52,8 +52,8 @@ class Reverb(Effect):
         self._diffusers = [SchroederAllpass(delay_frames=max(2, round(ms * self.sr / 1000.0)),
                                             gain=DIFFUSER_GAIN, loop=_COMB) for ms in DIFFUSER_MS]
         h = hadamard(8) * math.sqrt(8.0)  # ±1 rows
-        out = np.stack([h[1], h[2]]) * (WET_GAIN / math.sqrt(8.0))
-        self._fdn = FeedbackDelayNetwork(**self._fdn_args(params), sr=self.sr, out=out, loop=_FDN)
+        self._taps = np.stack([h[1], h[2]]) * (WET_GAIN / math.sqrt(8.0))  # (left, right) from the lines
+        self._fdn = FeedbackDelayNetwork(**self._fdn_args(params), sr=self.sr, out=self._taps, loop=_FDN)
         self._lowcut = SOSFilter(rbj_biquad("hp", freq_hz=params["lowcut"], sr=self.sr))
 
     def _fdn_args(self, p) -> dict:
@@ -69,12 +69,15 @@ class Reverb(Effect):
         mono = self._predelay.process(((x[0] + x[1]) * 0.5)[None, :])
         for ap in self._diffusers:
             mono = ap.process(mono)
-        wet = self._fdn.process(mono[0])
-        mid = (wet[0] + wet[1]) * 0.5
-        side = (wet[0] - wet[1]) * (0.5 * params["width"])
-        wet = self._lowcut.process(np.stack([mid + side, mid - side]))
         angle = params["mix"] * math.pi / 2.0
-        return math.cos(angle) * x + math.sin(angle) * wet
+        # width (mid ± side) and the wet gain are linear, so they fold into the FDN's output taps; the
+        # lowcut is linear too, so scaling before it is the same as after
+        w = 0.5 * params["width"]
+        shape = np.array([[0.5 + w, 0.5 - w], [0.5 - w, 0.5 + w]]) * math.sin(angle)
+        self._fdn.out = np.ascontiguousarray(shape @ self._taps)
+        wet = self._lowcut.process(self._fdn.process(mono[0]))
+        wet += math.cos(angle) * x
+        return wet
 
 
 class Width(Effect):

@@ -86,12 +86,6 @@ class FeedbackComb:
         d, g = self.delay_frames, self.gain
         if self._hist is None or self._hist.shape != (c, d):
             self._hist = np.zeros((c, d))
-        if self.loop is not None:
-            buf = np.empty((c, d + n))
-            buf[:, :d] = self._hist
-            self.loop(buf, x, g)
-            self._hist = buf[:, n:].copy()
-            return buf[:, d:], buf[:, :n]
         k = -(-n // d)
         folded = np.zeros((c, k * d))
         folded[:, :n] = x
@@ -105,7 +99,21 @@ class FeedbackComb:
         return v, both[:, :n]
 
     def process(self, x: np.ndarray) -> np.ndarray:
+        if self.loop is not None:
+            return self._loop(x, late_w=0.0, now_w=1.0)
         return self._run(x)[0]
+
+    def _loop(self, x: np.ndarray, *, late_w: float, now_w: float) -> np.ndarray:
+        """``late_w·v[n - D] + now_w·v[n]`` by the compiled loop; updates the history."""
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        c, n = x.shape
+        d = self.delay_frames
+        buf = np.empty((c, d + n))
+        buf[:, :d] = 0.0 if self._hist is None or self._hist.shape != (c, d) else self._hist
+        y = np.empty((c, n))
+        self.loop(buf, x, self.gain, late_w, now_w, y)
+        self._hist = buf[:, n:].copy()
+        return y
 
 
 class SchroederAllpass(FeedbackComb):
@@ -118,18 +126,24 @@ class SchroederAllpass(FeedbackComb):
     """
 
     def process(self, x: np.ndarray) -> np.ndarray:
+        if self.loop is not None:
+            return self._loop(x, late_w=1.0, now_w=-self.gain)
         v, v_late = self._run(x)
         return v_late - self.gain * v
 
 
-def comb_samples(buf, x, g):  # pragma: no cover - run compiled by numba
-    """Per-sample comb: ``buf[c, D + i] = x[c, i] + g·buf[c, i]`` where ``buf`` is ``(channels, D + n)``
-    holding the last D outputs in ``buf[:, :D]`` (the :class:`FeedbackComb` recursion, in place)."""
+def comb_samples(buf, x, g, late_w, now_w, y):  # pragma: no cover - run compiled by numba
+    """Per-sample comb: ``v[i] = buf[c, D + i] = x[c, i] + g·buf[c, i]`` where ``buf`` is
+    ``(channels, D + n)`` holding the last D values of v in ``buf[:, :D]`` (the :class:`FeedbackComb`
+    recursion, in place), and ``y[c, i] = late_w·v[i - D] + now_w·v[i]`` (comb: 0, 1; Schroeder
+    allpass: 1, -g)."""
     n_ch, n = x.shape
     d = buf.shape[1] - n
     for c in range(n_ch):
         for i in range(n):
-            buf[c, d + i] = x[c, i] + g * buf[c, i]
+            v = x[c, i] + g * buf[c, i]
+            buf[c, d + i] = v
+            y[c, i] = late_w * buf[c, i] + now_w * v
 
 
 def read_fractional(buf: np.ndarray, base: np.ndarray, delay_frames: np.ndarray) -> np.ndarray:
@@ -194,7 +208,7 @@ class FeedbackDelay:
         buf[:, :h] = self._hist
         wet = np.empty((c, n))
         if self.loop is not None:
-            self._loop(buf, x, delay_frames, float(feedback), wet)
+            self._loop(buf, np.ascontiguousarray(x), delay_frames, float(feedback), wet)
             self._hist = buf[:, n:].copy()
             return wet
         base = h + np.arange(n)
@@ -327,6 +341,7 @@ class FeedbackDelayNetwork:
             self._hist = np.concatenate([np.zeros((lines, h - self._hist.shape[1])), self._hist], axis=1)
         n = inp.shape[0]
         res = np.empty((self.out.shape[0], n))
+        inp = np.ascontiguousarray(inp)
         for s in range(0, n, self.block_frames):
             e = min(n, s + self.block_frames)
             res[:, s:e] = self._block(inp[s:e])
@@ -346,8 +361,10 @@ class FeedbackDelayNetwork:
         if self.loop is not None:
             res = np.empty((self.out.shape[0], n))
             fade_frames = 0 if fade is None else min(step, n)
-            self.loop(buf, inp, d, d if fade is None else fade, fade_frames, self._gains, self.inject,
-                      self.damp, self.out, res)
+            # line lengths as tuples: their length is then a compile-time constant (unrolled loops)
+            lengths = tuple(int(v) for v in d)
+            self.loop(buf, inp, lengths, lengths if fade is None else tuple(int(v) for v in fade), fade_frames,
+                      self._gains, self.inject, self.damp, self.out, res)
             self._fade_from = None
             self._hist = buf[:, n:].copy()
             return res
@@ -378,13 +395,13 @@ class FeedbackDelayNetwork:
 def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, out, res):  # pragma: no cover
     """Per-sample :class:`FeedbackDelayNetwork` block (run compiled by numba).
 
-    ``buf`` ``(N, h + n)`` holds the lines' history in ``buf[:, :h]`` and receives the writes. Each frame
+    ``delays`` and ``fade_from`` are tuples of ints (numba then knows N when it compiles). ``buf`` ``(N, h + n)`` holds the lines' history in ``buf[:, :h]`` and receives the writes. Each frame
     reads every line at ``D_j`` (and ``D_j + 1`` for the damping taps), crossfading from the reads at
     ``fade_from`` over the first ``fade_frames`` frames; ``res[:, i] = out @ taps``; the line is written
     ``inject·in + H·(gains·taps)`` with the orthonormal Hadamard product done as an in-place fast
     Walsh-Hadamard transform (Sylvester order, the same matrix as :func:`hadamard`) scaled by 1/√N.
     """
-    lines = delays.shape[0]
+    lines = len(delays)
     n = inp.shape[0]
     h = buf.shape[1] - n
     scale = 1.0 / math.sqrt(lines)
