@@ -19,17 +19,22 @@ import math
 from typing import Mapping
 
 import numpy as np
+from numba import njit
 from scipy import signal
 from scipy.ndimage import maximum_filter1d
 
 from ..dsp.delay import IntegerDelay
-from ..dsp.dynamics import db_to_gain, gain_computer, peak_hold_release, release_coeff
-from ..dsp.oversample import TruePeakDetector
+from ..dsp.dynamics import db_to_gain, gain_computer, peak_hold_release, peak_hold_samples, release_coeff
+from ..dsp.oversample import TruePeakDetector, true_peak_samples
 from .base import Effect
 from .params import HOUSE_SPECS
 
 LIMITER_LOOKAHEAD_S = 0.003
 LIMITER_MARGIN_DB = 0.02  # aims this far under the ceiling to absorb interpolation error
+
+# The release recursion and the 4x interpolation run compiled (cache in __pycache__).
+_PEAK_HOLD = njit(cache=True)(peak_hold_samples)
+_TRUE_PEAK = njit(cache=True)(true_peak_samples)
 
 
 def balance_gains(pan: float) -> tuple[float, float]:
@@ -71,7 +76,7 @@ class Compressor(Effect):
         gr = gain_computer(level_db, threshold_db=params["threshold"], ratio=params["ratio"],
                            knee_db=params["knee"])
         held = peak_hold_release(gr, coeff=release_coeff(params["release"] / 1000.0, sr=self.sr),
-                                 state=self._release_state)
+                                 state=self._release_state, loop=_PEAK_HOLD)
         if held.size:
             self._release_state = float(held[-1])
         a = release_coeff(params["attack"] / 1000.0, sr=self.sr)
@@ -91,7 +96,7 @@ class Limiter(Effect):
         super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
         self.window = int(round(LIMITER_LOOKAHEAD_S * self.sr)) | 1  # odd, for the centred max filter
         self.latency_frames = self.window + TruePeakDetector.delay_frames
-        self._detector = TruePeakDetector(channels=2)
+        self._detector = TruePeakDetector(channels=2, loop=_TRUE_PEAK)
         self._audio = IntegerDelay(self.latency_frames)
         span = self.window + 2  # odd: covers the frame a gain is applied to and both neighbours
         self._max_span = span
@@ -110,7 +115,7 @@ class Limiter(Effect):
         held = maximum_filter1d(z, size=self._max_span, mode="nearest")[half:half + need.shape[0]]
         # exponential release (instant attack)
         rel = peak_hold_release(held, coeff=release_coeff(params["release"] / 1000.0, sr=self.sr),
-                                state=self._release_state)
+                                state=self._release_state, loop=_PEAK_HOLD)
         if rel.size:
             self._release_state = float(rel[-1])
         # box average over the lookahead window
@@ -124,4 +129,6 @@ class Limiter(Effect):
         x = np.asarray(x, dtype=np.float64) * db_to_gain(params["gain"])
         floor = db_to_gain(params["ceiling"] - LIMITER_MARGIN_DB)
         att = self._attenuation_db(self._detector.process(x, floor=floor), params)
-        return self._audio.process(x) * db_to_gain(-att)[None, :]
+        y = self._audio.process(x)  # a fresh array
+        y *= db_to_gain(-att)[None, :]
+        return y

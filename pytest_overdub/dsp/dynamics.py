@@ -55,10 +55,11 @@ def release_coeff(release_s: float, *, sr: float) -> float:
     return math.exp(-1.0 / (release_s * sr))
 
 
-def peak_hold_release(u: np.ndarray, *, coeff: float, state: float = 0.0) -> np.ndarray:
+def peak_hold_release(u: np.ndarray, *, coeff: float, state: float = 0.0, loop=None) -> np.ndarray:
     """``e[n] = max(u[n], coeff·e[n-1])`` with ``e[-1] = state``, for non-negative ``u`` (1-D), exactly.
 
-    Computed as a running max of ``ln u[k] - k·ln coeff`` (log domain), no Python loop.
+    Computed as a running max of ``ln u[k] - k·ln coeff`` (log domain), no Python loop; or, given
+    ``loop`` (a compiled :func:`peak_hold_samples`), by the recursion itself (the two agree to rounding).
 
     >>> peak_hold_release(np.array([1.0, 0.0, 0.0, 2.0]), coeff=0.5).round(6).tolist()
     [1.0, 0.5, 0.25, 2.0]
@@ -69,6 +70,10 @@ def peak_hold_release(u: np.ndarray, *, coeff: float, state: float = 0.0) -> np.
         return u.copy()
     if not 0.0 < coeff < 1.0:
         raise DeviceError(f"release coefficient {coeff!r} must be in (0, 1)")
+    if loop is not None:
+        out = np.empty(n)
+        loop(np.ascontiguousarray(u), float(coeff), float(state), out)
+        return out
     lna = math.log(coeff)
     k = np.arange(n, dtype=np.float64)
     with np.errstate(divide="ignore"):
@@ -77,6 +82,14 @@ def peak_hold_release(u: np.ndarray, *, coeff: float, state: float = 0.0) -> np.
     t[0] = max(t[0], start)
     np.maximum.accumulate(t, out=t)
     return np.exp(t + k * lna)
+
+
+def peak_hold_samples(u, coeff, state, out):  # pragma: no cover - run compiled by numba
+    """``out[n] = max(u[n], coeff·out[n-1])`` with ``out[-1] = state`` (see :func:`peak_hold_release`)."""
+    e = state
+    for i in range(u.shape[0]):
+        e = max(u[i], coeff * e)
+        out[i] = e
 
 
 class PeakFollower:

@@ -99,8 +99,9 @@ class TruePeakDetector:
     delay_frames = FUTURE
     block_frames = 2048
 
-    def __init__(self, *, channels: int = 2):
+    def __init__(self, *, channels: int = 2, loop=None):
         self._hist = np.zeros((channels, PAST + FUTURE))
+        self.loop = loop  # a compiled true_peak_samples, or None for scipy's correlate1d per block
 
     def process(self, x: np.ndarray, *, floor: float | None = None) -> np.ndarray:
         """Per-frame true peak of ``x`` (delayed by ``delay_frames``).
@@ -115,12 +116,52 @@ class TruePeakDetector:
         n = x.shape[1]
         if n == 0:
             return np.zeros(0)
-        mag = np.abs(buf).max(axis=0)
+        mag = np.abs(buf[0])
+        for row in buf[1:]:
+            np.maximum(mag, np.abs(row), out=mag)
         peak = mag[PAST:PAST + n].copy()
+        reach = None if floor is None else self._block_reach(mag, n)
+        acc = np.empty(self.block_frames) if self.loop is not None else None
         for s in range(0, n, self.block_frames):
             e = min(n, s + self.block_frames)
-            if floor is not None and mag[s:e + PAST + FUTURE].max() * L1_BOUND <= floor:
+            if reach is not None and reach[s // self.block_frames] * L1_BOUND <= floor:
+                continue
+            if self.loop is not None:
+                self.loop(buf, PHASE_WEIGHTS, s, e, peak, acc)
                 continue
             ph = _phases(buf[:, s:e + PAST + FUTURE])
             np.maximum(peak[s:e], np.abs(ph).max(axis=(0, 1)), out=peak[s:e])
         return peak
+
+    def _block_reach(self, mag: np.ndarray, n: int) -> np.ndarray:
+        """``max(mag[s : e + PAST + FUTURE])`` for every block ``[s, e)`` of ``block_frames`` (zeros pad)."""
+        size = self.block_frames
+        blocks = -(-n // size)
+        padded = np.zeros((blocks + 1) * size)
+        padded[:mag.shape[0]] = mag
+        own = padded[:blocks * size].reshape(blocks, size).max(axis=1)
+        ahead = padded[size:].reshape(blocks, size)[:, :PAST + FUTURE].max(axis=1)
+        return np.maximum(own, ahead)
+
+
+def true_peak_samples(buf, weights, start, stop, peak, acc):  # pragma: no cover - run compiled by numba
+    """``peak[i] = max(peak[i], |Σ_k weights[r, k]·buf[c, i + k]|)`` over phases r and channels c, for
+    frames ``start <= i < stop`` (column ``i + PAST`` of ``buf`` is frame i, so the taps read
+    ``x[i - PAST .. i + FUTURE]``, as :func:`_phases`). Taps outermost, frames innermost, so the inner
+    loop vectorises while each sum still runs in tap order; ``acc`` is scratch of >= ``stop - start``.
+    """
+    m = stop - start
+    for c in range(buf.shape[0]):
+        for r in range(weights.shape[0]):
+            for i in range(m):
+                acc[i] = 0.0
+            for k in range(weights.shape[1]):
+                w = weights[r, k]
+                src = buf[c, start + k:start + k + m]  # a view, so the inner index is plainly >= 0
+                for i in range(m):
+                    acc[i] += w * src[i]
+            dst = peak[start:stop]
+            for i in range(m):
+                a = abs(acc[i])
+                if a > dst[i]:
+                    dst[i] = a
