@@ -63,8 +63,18 @@ def _fft_size(sr: int) -> int:
     return int(2 ** round(np.log2(16384 * sr / 48000)))
 
 
+def mono_f32(x: np.ndarray) -> np.ndarray:
+    """The float32 mono sum (channels added) of a validated ``(channels, n)`` signal, shared by key and onsets."""
+    return (x[0] + x[1] if x.shape[0] == 2 else x.sum(axis=0)).astype(np.float32)
+
+
 def chroma(x: np.ndarray, *, sr: int) -> np.ndarray:
     """Summed, frame-normalised 12-bin chroma (index 0 = C) of a validated signal's mono sum."""
+    return chroma_of_mono(mono_f32(x), sr=sr)
+
+
+def chroma_of_mono(mono: np.ndarray, *, sr: int) -> np.ndarray:
+    """:func:`chroma` of an already summed float32 mono signal (see :func:`mono_f32`)."""
     from scipy.fft import rfft
 
     from pytest_overdub.measure.spectrum import frames
@@ -73,14 +83,15 @@ def chroma(x: np.ndarray, *, sr: int) -> np.ndarray:
     freqs = np.arange(n_fft // 2 + 1) * (sr / n_fft)
     band = np.flatnonzero((freqs >= CHROMA_LO_HZ) & (freqs <= CHROMA_HI_HZ))
     pcs = (np.round(12.0 * np.log2(freqs[band] / 440.0)).astype(np.int64) + 9) % 12
-    onehot = np.zeros((band.size, 12))
+    onehot = np.zeros((band.size, 12), dtype=np.float32)
     onehot[np.arange(band.size), pcs] = 1.0
+    lo, hi = int(band[0]), int(band[-1]) + 1  # the band is one contiguous run of bins: slice, no gather
     window = np.hanning(n_fft + 1)[:-1].astype(np.float32)
-    view = frames(x.sum(axis=0).astype(np.float32), n_fft=n_fft, hop=n_fft // 2)
+    view = frames(mono, n_fft=n_fft, hop=n_fft // 2)
     total = np.zeros(12)
     for start in range(0, view.shape[0], _FRAMES_PER_BATCH):
-        mag = np.abs(rfft(view[start : start + _FRAMES_PER_BATCH] * window, axis=-1)[:, band])
-        per_frame = mag @ onehot
+        mag = np.abs(rfft(view[start : start + _FRAMES_PER_BATCH] * window, axis=-1)[:, lo:hi])
+        per_frame = (mag @ onehot).astype(np.float64)
         peaks = per_frame.max(axis=1, keepdims=True)
         total += (per_frame[peaks[:, 0] > 0] / peaks[peaks[:, 0] > 0]).sum(axis=0)
     return total

@@ -1,7 +1,8 @@
 """``measure()``: every figure of SPEC section 7 in one pass over shared intermediates.
 
 One K-weighting feeds lufs, lufsShortMax, lra and the loudness series; one 4096-point STFT feeds the bands
-and the centroid; the onset and key detectors each run their own STFT resolution on the mono sum. The
+and the centroid; the onset and key detectors each run their own STFT resolution on one shared float32
+mono sum; three channel dot products feed rms, correlation and sideDb. The
 returned :class:`Measurement` keeps a reference to the (validated) audio so ``side.<lo>-<hi>`` can be
 computed on request.
 """
@@ -93,19 +94,22 @@ class Measurement:
 def measure(x: np.ndarray, *, sr: int) -> Measurement:
     """Measure a ``(channels, n)`` or ``(n,)`` float signal: every figure of SPEC section 7."""
     from pytest_overdub.measure import loudness
-    from pytest_overdub.measure.key import chroma, key_from_chroma
+    from pytest_overdub.measure.key import chroma_of_mono, key_from_chroma, mono_f32
     from pytest_overdub.measure.onsets import onset_times_of
     from pytest_overdub.measure.peak import _true_peak_linear
     from pytest_overdub.measure.spectrum import BANDS, spectrum_of
-    from pytest_overdub.measure.stereo import correlation_of, side_db_of
+    from pytest_overdub.measure.stereo import channel_dots, correlation_of, side_db_from_dots
 
     arr, rate = as_signal(x, sr)
     seg = loudness.KSegments.of(arr, sr=rate)
     short_term = loudness.series_from(seg, loudness.SHORT_TERM_SEGMENTS)
-    peak = amplitude_db(float(np.abs(arr).max()))
-    rms_power = float(np.mean(arr * arr))
+    peak = amplitude_db(float(max(arr.max(), -arr.min())))
+    dots = channel_dots(arr)
+    # sum of squares over all channels: the diagonal dots (a mono signal's is counted once)
+    rms_power = (dots[0] + (dots[1] if arr.shape[0] == 2 else 0.0)) / arr.size
     spectrum = spectrum_of(arr, sr=rate)
-    key = key_from_chroma(chroma(arr, sr=rate))
+    mono = mono_f32(arr)
+    key = key_from_chroma(chroma_of_mono(mono, sr=rate))
     duration_s = arr.shape[1] / rate
     return Measurement(
         lufs=loudness.integrated_from(seg),
@@ -116,9 +120,9 @@ def measure(x: np.ndarray, *, sr: int) -> Measurement:
         rms=power_db(rms_power),
         crest=peak - power_db(rms_power),
         centroid=spectrum.centroid_hz(),
-        correlation=correlation_of(arr),
-        side_db=side_db_of(arr),
-        onsets_per_sec=float(onset_times_of(arr, sr=rate).size / duration_s),
+        correlation=correlation_of(arr, dots=dots),
+        side_db=side_db_from_dots(*dots),
+        onsets_per_sec=float(onset_times_of(arr, sr=rate, mono=mono).size / duration_s),
         band_rel=spectrum.band_rel_db(),
         key_root=key.root,
         key_scale=key.scale,

@@ -34,22 +34,31 @@ def _fft_size(sr: int) -> int:
 
 def onset_flux(x: np.ndarray, *, sr: int) -> tuple[np.ndarray, float]:
     """Normalised spectral flux of a validated signal and its frame hop in seconds."""
+    from pytest_overdub.measure.key import mono_f32
+
+    return onset_flux_of_mono(mono_f32(x), sr=sr)
+
+
+def onset_flux_of_mono(mono: np.ndarray, *, sr: int) -> tuple[np.ndarray, float]:
+    """:func:`onset_flux` of an already summed float32 mono signal."""
     from scipy.fft import rfft
 
     from pytest_overdub.measure.spectrum import frames
 
     n_fft = _fft_size(sr)
     hop = n_fft // 2
-    mono = x.sum(axis=0).astype(np.float32)
-    mono = np.concatenate([np.zeros(n_fft // 2, dtype=np.float32), mono])
+    padded = np.zeros(n_fft // 2 + mono.shape[0], dtype=np.float32)
+    padded[n_fft // 2 :] = mono
     window = np.hanning(n_fft + 1)[:-1].astype(np.float32)
-    mag = np.abs(rfft(frames(mono, n_fft=n_fft, hop=hop) * window, axis=-1))
+    mag = np.abs(rfft(frames(padded, n_fft=n_fft, hop=hop) * window, axis=-1))
     peak = float(mag.max())
     if peak == 0.0:
         return np.zeros(mag.shape[0]), hop / sr
-    comp = np.log1p((_COMPRESSION / peak) * mag)
-    comp = np.concatenate([np.zeros((1, comp.shape[1]), dtype=comp.dtype), comp])
-    flux = np.maximum(np.diff(comp, axis=0), 0.0).sum(axis=1).astype(np.float64)
+    comp = np.log1p(mag * np.float32(_COMPRESSION / peak), out=mag)
+    flux = np.empty(comp.shape[0])
+    flux[0] = comp[0].sum()  # the frame before the first is silence
+    rise = np.subtract(comp[1:], comp[:-1])
+    flux[1:] = np.maximum(rise, 0.0, out=rise).sum(axis=1)
     top = flux.max()
     return (flux / top if top > 0 else flux), hop / sr
 
@@ -60,12 +69,12 @@ def onset_times(x: np.ndarray, *, sr: int) -> np.ndarray:
     return onset_times_of(arr, sr=rate)
 
 
-def onset_times_of(arr: np.ndarray, *, sr: int) -> np.ndarray:
-    """:func:`onset_times` of an already validated ``(channels, n)`` signal."""
+def onset_times_of(arr: np.ndarray, *, sr: int, mono: np.ndarray | None = None) -> np.ndarray:
+    """:func:`onset_times` of an already validated ``(channels, n)`` signal (``mono``: its float32 mono sum)."""
     from scipy.ndimage import median_filter
     from scipy.signal import find_peaks
 
-    flux, hop_s = onset_flux(arr, sr=sr)
+    flux, hop_s = onset_flux(arr, sr=sr) if mono is None else onset_flux_of_mono(mono, sr=sr)
     if not flux.any():
         return np.zeros(0)
     size = max(3, int(round(_MEDIAN_S / hop_s)) | 1)

@@ -15,7 +15,9 @@ Conventions:
 * Speed: the oversampled signal is never stored. It is evaluated chunk by chunk, loudest chunk first,
   and a chunk is skipped when ``G * max|x|`` over it (G = the largest absolute tap sum of any phase, a
   strict upper bound of what interpolation can reach there) cannot beat the best value found so far. The
-  result equals the maximum over the whole oversampled signal exactly.
+  result equals the maximum over the whole oversampled signal (to rounding). Within a chunk, 16 input
+  samples at a time go through one ``(27, 48)`` block matrix (16 shifted copies of the 12 x 3 phase taps), a
+  product BLAS runs several times faster than 12 x 3 products on every sample.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ OVERSAMPLING = 4
 TAPS_PER_PHASE = 12
 KAISER_BETA = 7.0
 _CHUNK = 8192
+#: Input samples per row of the block matrix (divides ``_CHUNK``).
+_BLOCK = 16
 
 
 @lru_cache(maxsize=1)
@@ -58,9 +62,23 @@ def _phase_matrix() -> np.ndarray:
     return np.stack(cols, axis=1)
 
 
+@lru_cache(maxsize=1)
+def _block_matrix() -> np.ndarray:
+    """``(_BLOCK + 11, 3 * _BLOCK)``: row window ``x[b .. b + _BLOCK + 10]`` -> phases 1..3 of its _BLOCK windows.
+
+    Columns ``3r .. 3r + 2`` hold the phase taps of the window starting at offset r.
+    """
+    taps = _phase_matrix()
+    m = np.zeros((_BLOCK + TAPS_PER_PHASE - 1, 3 * _BLOCK))
+    for r in range(_BLOCK):
+        m[r : r + TAPS_PER_PHASE, 3 * r : 3 * r + 3] = taps
+    return m
+
+
 def _true_peak_linear(x: np.ndarray) -> float:
     """Exact max |4x oversampled x| for a validated (channels, n) signal."""
     taps = _phase_matrix()
+    block = _block_matrix()
     gain = float(np.abs(taps).sum(axis=0).max())
     n = x.shape[1]
     n_chunks = -(-(n + TAPS_PER_PHASE) // _CHUNK)
@@ -73,14 +91,14 @@ def _true_peak_linear(x: np.ndarray) -> float:
     # A window starting in chunk j reaches 11 samples into chunk j + 1 (or the tail).
     reach = np.maximum(chunk_max, np.concatenate([chunk_max[:, 1:], tail], axis=1))
     bounds = gain * reach
-    best = float(mags.max())
+    best = float(max(chunk_max.max(), tail.max()))
+    rows = [sliding_window_view(padded[ch], block.shape[0])[::_BLOCK] for ch in range(x.shape[0])]
+    per_chunk = _CHUNK // _BLOCK
     for flat in np.argsort(-bounds, axis=None):
         ch, j = divmod(int(flat), n_chunks)
         if bounds[ch, j] <= best:
             break
-        start = j * _CHUNK
-        windows = sliding_window_view(padded[ch, start : start + _CHUNK + TAPS_PER_PHASE - 1], TAPS_PER_PHASE)
-        best = max(best, float(np.abs(windows @ taps).max()))
+        best = max(best, float(np.abs(rows[ch][j * per_chunk : (j + 1) * per_chunk] @ block).max()))
     return best
 
 

@@ -23,17 +23,36 @@ def _channels(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (x[0], x[0]) if x.shape[0] == 1 else (x[0], x[1])
 
 
-def correlation_of(x: np.ndarray) -> float:
-    """Correlation of a validated signal (see module conventions)."""
+def channel_dots(x: np.ndarray) -> tuple[float, float, float]:
+    """``(sum L^2, sum R^2, sum LR)`` of a validated signal (a mono signal is its own right channel)."""
     left, right = _channels(x)
-    ll, rr = float(np.dot(left, left)), float(np.dot(right, right))
+    ll = float(np.dot(left, left))
+    if x.shape[0] == 1:
+        return ll, ll, ll
+    return ll, float(np.dot(right, right)), float(np.dot(left, right))
+
+
+def correlation_of(x: np.ndarray, *, dots: tuple[float, float, float] | None = None) -> float:
+    """Correlation of a validated signal (see module conventions); ``dots`` from :func:`channel_dots`."""
+    ll, rr, lr = channel_dots(x) if dots is None else dots
     if ll == 0.0 or rr == 0.0:
         return 1.0 if ll == rr else 0.0
-    return float(np.clip(np.dot(left, right) / np.sqrt(ll * rr), -1.0, 1.0))
+    return float(np.clip(lr / np.sqrt(ll * rr), -1.0, 1.0))
+
+
+def side_db_from_dots(ll: float, rr: float, lr: float) -> float:
+    """sideDb from :func:`channel_dots`: ``sum (L+R)^2 = ll + rr + 2 lr``, ``sum (L-R)^2 = ll + rr - 2 lr``.
+
+    Identical channels give exactly ``ll == rr == lr`` and so a side power of exactly 0 (-120 dB).
+    """
+    return _side_ratio_from(ll + rr + 2.0 * lr, max(ll + rr - 2.0 * lr, 0.0))
 
 
 def _side_ratio_db(mid: np.ndarray, side: np.ndarray) -> float:
-    mm, ss = float(np.dot(mid, mid)), float(np.dot(side, side))
+    return _side_ratio_from(float(np.dot(mid, mid)), float(np.dot(side, side)))
+
+
+def _side_ratio_from(mm: float, ss: float) -> float:
     if ss == 0.0:
         return FLOOR_DB
     return power_db(ss / mm) if mm > 0.0 else -FLOOR_DB
