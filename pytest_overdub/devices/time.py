@@ -54,15 +54,24 @@ class _Lfo:
         self.origin = 0  # frame at which phase0 holds
         self.frame = 0
 
-    def values(self, n: int, *, rate_hz: float, sr: float) -> np.ndarray:
+    def skip(self, n: int, *, rate_hz: float, sr: float) -> int:
+        """Advance by ``n`` frames without computing them; returns the first frame's offset from origin."""
         if self.rate is None:
             self.rate = rate_hz
         elif rate_hz != self.rate:  # keep the phase continuous across a rate change
             self.phase0 += 2.0 * math.pi * self.rate * (self.frame - self.origin) / sr
             self.origin, self.rate = self.frame, rate_hz
-        k = np.arange(self.frame - self.origin, self.frame - self.origin + n, dtype=np.float64)
+        first = self.frame - self.origin
         self.frame += n
-        return self.phase0 + (2.0 * math.pi * self.rate / sr) * k
+        return first
+
+    def values(self, n: int, *, rate_hz: float, sr: float) -> np.ndarray:
+        """The phases (radians) of the next ``n`` frames: a fresh array."""
+        first = self.skip(n, rate_hz=rate_hz, sr=sr)
+        k = np.arange(first, first + n, dtype=np.float64)
+        k *= 2.0 * math.pi * self.rate / sr
+        k += self.phase0
+        return k
 
 
 class Delay(Effect):
@@ -87,16 +96,25 @@ class Delay(Effect):
         target = self.delay_seconds(p) * self.sr
         start = target if self._last_frames is None else self._last_frames
         self._last_frames = target
-        phase = self._lfo.values(n, rate_hz=WOW_RATE_HZ, sr=self.sr)
-        if start == target and p["wow"] == 0:
-            return target
-        d = np.full(n, target)
-        if start != target:
-            ramp = min(n, int(GLIDE_S * self.sr))
-            d[:ramp] = start + (target - start) * (np.arange(1, ramp + 1) / ramp)
-        if p["wow"]:
-            d = d + p["wow"] * WOW_DEPTH_S * self.sr * np.sin(phase)
-        return np.maximum(d, 2.0)[None, :]
+        ramp = 0 if start == target else min(n, int(GLIDE_S * self.sr))
+        if p["wow"] == 0:
+            self._lfo.skip(n, rate_hz=WOW_RATE_HZ, sr=self.sr)
+            if not ramp:
+                return target
+            d = np.full(n, target)
+        else:  # the wow term first, then the (gliding) time added to it, all in place
+            d = self._lfo.values(n, rate_hz=WOW_RATE_HZ, sr=self.sr)
+            np.sin(d, out=d)
+            d *= p["wow"] * WOW_DEPTH_S * self.sr
+            d[ramp:] += target
+        if ramp:
+            glide = start + (target - start) * (np.arange(1, ramp + 1) / ramp)
+            if p["wow"]:
+                d[:ramp] += glide
+            else:
+                d[:ramp] = glide
+        np.maximum(d, 2.0, out=d)
+        return d[None, :]
 
     def process(self, x, params):
         x = np.asarray(x, dtype=np.float64)
@@ -111,7 +129,9 @@ class Delay(Effect):
         wet = self._line.process(feed, delay_frames=self._delay_frames(x.shape[1], params),
                                  feedback=float(params["feedback"]))
         mix = params["mix"]
-        return min(1.0, 2.0 * (1.0 - mix)) * x + min(1.0, 2.0 * mix) * wet
+        wet *= min(1.0, 2.0 * mix)  # in place: the same sum as dry·x + wet·y, without temporaries
+        wet += min(1.0, 2.0 * (1.0 - mix)) * x
+        return wet
 
 
 class Chorus(Effect):
@@ -129,8 +149,16 @@ class Chorus(Effect):
         sweep_s = params["depth"] * min(base_s / 2.0, CHORUS_MAX_SWEEP_S)
         phase = self._lfo.values(n, rate_hz=params["rate"], sr=self.sr)
         offset = params["width"] * math.pi / 2.0
-        mod = np.stack([np.sin(phase), np.sin(phase + offset)])
-        d = np.maximum((base_s + sweep_s * mod) * self.sr, 2.0)
+        d = np.empty((2, n))  # max((base + sweep·sin(phase [+ offset]))·sr, 2), computed in place
+        np.sin(phase, out=d[0])
+        np.add(phase, offset, out=d[1])
+        np.sin(d[1], out=d[1])
+        d *= sweep_s
+        d += base_s
+        d *= self.sr
+        np.maximum(d, 2.0, out=d)
         wet = self._line.process(x, delay_frames=d, feedback=float(params["feedback"]))
         mix = params["mix"]
-        return (1.0 - mix) * x + mix * wet
+        wet *= mix
+        wet += (1.0 - mix) * x
+        return wet
