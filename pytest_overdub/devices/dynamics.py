@@ -20,11 +20,11 @@ from typing import Mapping
 
 import numpy as np
 from numba import njit
-from scipy import signal
 from scipy.ndimage import maximum_filter1d
 
 from ..dsp.delay import IntegerDelay
-from ..dsp.dynamics import db_to_gain, gain_computer, peak_hold_release, peak_hold_samples, release_coeff
+from ..dsp.dynamics import (compressor_gr_samples, db_to_gain, peak_hold_release,
+                            peak_hold_samples, release_coeff)
 from ..dsp.oversample import TruePeakDetector, true_peak_samples
 from .base import Effect
 from .params import HOUSE_SPECS
@@ -35,6 +35,7 @@ LIMITER_MARGIN_DB = 0.02  # aims this far under the ceiling to absorb interpolat
 # The release recursion and the 4x interpolation run compiled (cache in __pycache__).
 _PEAK_HOLD = njit(cache=True)(peak_hold_samples)
 _TRUE_PEAK = njit(cache=True)(true_peak_samples)
+_COMPRESSOR = njit(cache=True)(compressor_gr_samples)
 
 
 def balance_gains(pan: float) -> tuple[float, float]:
@@ -65,28 +66,32 @@ class Compressor(Effect):
 
     def __init__(self, *, sr, tempo_bpm, seed, params):
         super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
-        self._release_state = 0.0
-        self._attack_zi = np.zeros(1)
+        self._state = np.zeros(2)  # [release stage h, attack stage z]
 
     def gain_reduction_db(self, x: np.ndarray, params: Mapping[str, float]) -> np.ndarray:
-        """The smoothed gain reduction (dB, >= 0) for each frame of ``x``; advances the state."""
-        level = np.abs(x).max(axis=0)
+        """The smoothed gain reduction (dB, >= 0) for each frame of ``x``; advances the state.
+
+        The level and its logarithm are vectorised; the gain law and the two detector stages run
+        sample by sample, compiled (:func:`~pytest_overdub.dsp.dynamics.compressor_gr_samples`).
+        """
+        x = np.asarray(x, dtype=np.float64)
+        level = np.abs(x[0])
+        for row in x[1:]:
+            np.maximum(level, np.abs(row), out=level)
         with np.errstate(divide="ignore"):
-            level_db = 20.0 * np.log10(level)
-        gr = gain_computer(level_db, threshold_db=params["threshold"], ratio=params["ratio"],
-                           knee_db=params["knee"])
-        held = peak_hold_release(gr, coeff=release_coeff(params["release"] / 1000.0, sr=self.sr),
-                                 state=self._release_state, loop=_PEAK_HOLD)
-        if held.size:
-            self._release_state = float(held[-1])
-        a = release_coeff(params["attack"] / 1000.0, sr=self.sr)
-        smooth, self._attack_zi = signal.lfilter([1.0 - a], [1.0, -a], held, zi=self._attack_zi)
+            level_db = np.log10(level, out=level)
+        level_db *= 20.0
+        smooth = np.empty_like(level_db)
+        _COMPRESSOR(level_db, float(params["threshold"]), float(params["ratio"]), float(params["knee"]),
+                    release_coeff(params["release"] / 1000.0, sr=self.sr),
+                    release_coeff(params["attack"] / 1000.0, sr=self.sr), self._state, smooth)
         return smooth
 
     def process(self, x, params):
         x = np.asarray(x, dtype=np.float64)
-        gr = self.gain_reduction_db(x, params)
-        return x * db_to_gain(params["makeup"] - gr)[None, :]
+        gain = self.gain_reduction_db(x, params)
+        np.subtract(params["makeup"], gain, out=gain)
+        return x * db_to_gain(gain)[None, :]
 
 
 class Limiter(Effect):

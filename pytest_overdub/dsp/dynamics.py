@@ -92,6 +92,37 @@ def peak_hold_samples(u, coeff, state, out):  # pragma: no cover - run compiled 
         out[i] = e
 
 
+def compressor_gr_samples(level_db, threshold_db, ratio, knee_db, release_coeff, attack_coeff, state,
+                          out):  # pragma: no cover - run compiled by numba
+    """A compressor's smoothed gain reduction (dB), sample by sample, from its level in dB.
+
+    The same steps as the vectorised path (``core.comp``): :func:`gain_computer`'s soft-knee law
+    (Giannoulis et al. 2012, eq. 4), the instant-attack release ``h = max(gr, release_coeff·h)``
+    (:func:`peak_hold_release`) and the one-pole attack ``s = (1 - attack_coeff)·h + z``,
+    ``z = attack_coeff·s`` (``lfilter``'s transposed form). ``state`` is ``[h, z]``, updated in place.
+    The logarithms and powers stay outside, in numpy (its SIMD versions are several times faster).
+    """
+    slope = 1.0 - 1.0 / ratio
+    half = knee_db / 2.0
+    b0 = 1.0 - attack_coeff
+    held = state[0]
+    z = state[1]
+    for i in range(level_db.shape[0]):
+        over = level_db[i] - threshold_db
+        gr = 0.0
+        if knee_db > 0 and abs(over) <= half:
+            k = over + half
+            gr = slope * k * k / (2.0 * knee_db)
+        elif over > 0.0:
+            gr = over * slope
+        held = max(gr, release_coeff * held)
+        s = b0 * held + z
+        z = attack_coeff * s
+        out[i] = s
+    state[0] = held
+    state[1] = z
+
+
 class PeakFollower:
     """Instant-attack, exponential-release peak envelope of ``max |x|`` over channels, with state.
 
