@@ -72,6 +72,7 @@ class Drums(Instrument):
     def __init__(self, *, sr, tempo_bpm, seed, params):
         super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
         self._banks: dict[tuple, np.ndarray] = {}
+        self._shapes: dict[tuple, np.ndarray] = {}  # envelopes and noiseless bodies, computed once per shape
 
     # ------------------------------------------------------------------ render
 
@@ -175,10 +176,16 @@ class Drums(Instrument):
         return max(int(seconds * self.sr), 16)
 
     def _env(self, n: int, t60: float, attack_s: float = 0.0005) -> np.ndarray:
-        t = np.arange(n) / self.sr
-        env = np.exp(-LN1000 / max(t60, 1e-3) * t)
-        a = max(int(attack_s * self.sr), 1)
-        env[:a] *= np.arange(a) / a
+        """Linear attack then T60 decay, ``n`` samples; cached per shape (callers never write into it)."""
+        key = ("env", n, t60, attack_s)
+        env = self._shapes.get(key)
+        if env is None:
+            t = np.arange(n) / self.sr
+            env = np.exp(-LN1000 / max(t60, 1e-3) * t)
+            a = max(int(attack_s * self.sr), 1)
+            env[:a] *= np.arange(a) / a
+            env.flags.writeable = False
+            self._shapes[key] = env
         return env
 
     def _kick(self, kit: dict, ratio: float, decay: float, rng) -> np.ndarray:
@@ -186,20 +193,32 @@ class Drums(Instrument):
         f_end, f_start = f_end * ratio, f_start * ratio
         t60 *= decay
         n = self._n(t60)
-        t = np.arange(n) / self.sr
-        ph = 2 * np.pi * (f_end * t + (f_start - f_end) * tau * (1.0 - np.exp(-t / tau)))
-        body = np.sin(ph) * self._env(n, t60, attack_s=0.001)
+        key = ("kick", f_end, f_start, tau, t60)
+        body = self._shapes.get(key)
+        if body is None:  # the swept sine body is the same for every hit of one shape; only the click varies
+            t = np.arange(n) / self.sr
+            ph = 2 * np.pi * (f_end * t + (f_start - f_end) * tau * (1.0 - np.exp(-t / tau)))
+            body = np.sin(ph) * self._env(n, t60, attack_s=0.001)
+            body.flags.writeable = False
+            self._shapes[key] = body
+        body = body.copy()
         m = min(n, int(0.006 * self.sr))
-        body[:m] += click * rng.uniform(-1.0, 1.0, m) * np.exp(-t[:m] / 0.0015)
+        t = np.arange(m) / self.sr
+        body[:m] += click * rng.uniform(-1.0, 1.0, m) * np.exp(-t / 0.0015)
         return body
 
     def _snare(self, kit: dict, ratio: float, p: Mapping[str, float], rng, rim: bool) -> np.ndarray:
         f, tone_t60, noise_t60, _, mix = kit["snare"]
         f *= ratio
         n = self._n(max(tone_t60, noise_t60) * p["decay"])
-        t = np.arange(n) / self.sr
         ring = 1.6 if rim else 1.0
-        tone = (np.sin(2 * np.pi * f * t) + 0.5 * np.sin(2 * np.pi * 1.62 * f * t)) * self._env(n, tone_t60 * ring)
+        key = ("snare", f, n, tone_t60 * ring)
+        tone = self._shapes.get(key)
+        if tone is None:
+            t = np.arange(n) / self.sr
+            tone = (np.sin(2 * np.pi * f * t) + 0.5 * np.sin(2 * np.pi * 1.62 * f * t)) * self._env(n, tone_t60 * ring)
+            tone.flags.writeable = False
+            self._shapes[key] = tone
         noise = self._slice("snare", kit, p, rng, n) * self._env(n, noise_t60 * p["decay"])
         return 0.8 * ((1.0 - mix) * tone * (1.3 if rim else 1.0) + mix * 1.6 * noise)
 

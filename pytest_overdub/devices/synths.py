@@ -36,22 +36,45 @@ from .params import HOUSE_SPECS
 @njit(cache=True)
 def svf_lowpass(x, g, k):  # pragma: no cover - compiled
     """Trapezoidal SVF low-pass over ``x`` shaped ``(channels, n)``; ``g[i] = tan(pi * fc[i] / sr)`` per
-    sample (shared by the channels), damping ``k = 1 / Q``."""
+    sample (shared by the channels), damping ``k = 1 / Q``.
+
+    One and two channels keep their state in scalars (registers), so the per-sample recursions of the two
+    sides run interleaved; the arithmetic is the same for any channel count.
+    """
     n_ch, n = x.shape
     y = np.empty((n_ch, n))
-    ic1 = np.zeros(n_ch)
-    ic2 = np.zeros(n_ch)
-    for i in range(n):
-        gi = g[i]
-        a1 = 1.0 / (1.0 + gi * (gi + k))
-        a2 = gi * a1
-        a3 = gi * a2
-        for c in range(n_ch):
-            v3 = x[c, i] - ic2[c]
-            v1 = a1 * ic1[c] + a2 * v3
-            v2 = ic2[c] + a2 * ic1[c] + a3 * v3
-            ic1[c] = 2.0 * v1 - ic1[c]
-            ic2[c] = 2.0 * v2 - ic2[c]
+    if n_ch == 2:
+        l1 = l2 = r1 = r2 = 0.0
+        for i in range(n):
+            gi = g[i]
+            a1 = 1.0 / (1.0 + gi * (gi + k))
+            a2 = gi * a1
+            a3 = gi * a2
+            v3 = x[0, i] - l2
+            v1 = a1 * l1 + a2 * v3
+            v2 = l2 + a2 * l1 + a3 * v3
+            l1 = 2.0 * v1 - l1
+            l2 = 2.0 * v2 - l2
+            y[0, i] = v2
+            v3 = x[1, i] - r2
+            v1 = a1 * r1 + a2 * v3
+            v2 = r2 + a2 * r1 + a3 * v3
+            r1 = 2.0 * v1 - r1
+            r2 = 2.0 * v2 - r2
+            y[1, i] = v2
+        return y
+    for c in range(n_ch):
+        s1 = s2 = 0.0
+        for i in range(n):
+            gi = g[i]
+            a1 = 1.0 / (1.0 + gi * (gi + k))
+            a2 = gi * a1
+            a3 = gi * a2
+            v3 = x[c, i] - s2
+            v1 = a1 * s1 + a2 * v3
+            v2 = s2 + a2 * s1 + a3 * v3
+            s1 = 2.0 * v1 - s1
+            s2 = 2.0 * v2 - s2
             y[c, i] = v2
     return y
 
@@ -110,59 +133,86 @@ def fdn4(x, delays, gains, damp):  # pragma: no cover - compiled
     return out
 
 
+@njit(cache=True, inline="always")
+def _blep_wave(t, d, shape, pw):  # pragma: no cover - compiled
+    """One polyBLEP sample at phase ``t`` (0..1) and increment ``d``: saw (shape 0) or pulse of width ``pw``."""
+    if shape == 0:
+        v = 2.0 * t - 1.0
+        if t < d:
+            x = t / d
+            v -= x + x - x * x - 1.0
+        elif t > 1.0 - d:
+            x = (t - 1.0) / d
+            v -= x * x + x + x + 1.0
+        return v
+    v = 1.0 if t < pw else -1.0
+    if t < d:
+        x = t / d
+        v += x + x - x * x - 1.0
+    elif t > 1.0 - d:
+        x = (t - 1.0) / d
+        v += x * x + x + x + 1.0
+    t2 = t - pw
+    if t2 < 0.0:
+        t2 += 1.0
+    if t2 < d:
+        x = t2 / d
+        v -= x + x - x * x - 1.0
+    elif t2 > 1.0 - d:
+        x = (t2 - 1.0) / d
+        v -= x * x + x + x + 1.0
+    return v
+
+
 @njit(cache=True)
 def osc_bank(dt, ratios, ph0, gl, gr, shape, pw, sub):  # pragma: no cover - compiled
     """Sum of polyBLEP oscillators into ``(2, n)``: voice j runs at ``dt * ratios[j]`` cycles/sample
     from phase ``ph0[j]``, weighted ``gl[j]``/``gr[j]``; ``shape`` 0 saw, 1 pulse of width ``pw``.
     ``sub`` adds, to both sides, a sine (parabolic approximation, < 0.1 % error) an octave below ``dt``.
+
+    Voices run two at a time with their phases in registers (two independent recursions interleave) and are
+    added into the output in voice order, so every sample is the same sum ``0 + g0 v0 + g1 v1 + ...`` as a
+    sample-major loop.
     """
     n = dt.shape[0]
     n_v = ratios.shape[0]
     out = np.zeros((2, n))
-    t = np.empty(n_v)
-    for j in range(n_v):
-        t[j] = ph0[j] - math.floor(ph0[j])
-    for i in range(n):
-        acc_l = 0.0
-        acc_r = 0.0
-        for j in range(n_v):
-            d = dt[i] * ratios[j]
-            if d > 0.5:
-                d = 0.5
-            tj = t[j]
-            if shape == 0:
-                v = 2.0 * tj - 1.0
-                if tj < d:
-                    x = tj / d
-                    v -= x + x - x * x - 1.0
-                elif tj > 1.0 - d:
-                    x = (tj - 1.0) / d
-                    v -= x * x + x + x + 1.0
-            else:
-                v = 1.0 if tj < pw else -1.0
-                if tj < d:
-                    x = tj / d
-                    v += x + x - x * x - 1.0
-                elif tj > 1.0 - d:
-                    x = (tj - 1.0) / d
-                    v += x * x + x + x + 1.0
-                t2 = tj - pw
-                if t2 < 0.0:
-                    t2 += 1.0
-                if t2 < d:
-                    x = t2 / d
-                    v -= x + x - x * x - 1.0
-                elif t2 > 1.0 - d:
-                    x = (t2 - 1.0) / d
-                    v -= x * x + x + x + 1.0
-            acc_l += gl[j] * v
-            acc_r += gr[j] * v
-            tj += d
-            if tj >= 1.0:
-                tj -= 1.0
-            t[j] = tj
-        out[0, i] = acc_l
-        out[1, i] = acc_r
+    for j in range(0, n_v - 1, 2):
+        ta = ph0[j] - math.floor(ph0[j])
+        tb = ph0[j + 1] - math.floor(ph0[j + 1])
+        ra, rb = ratios[j], ratios[j + 1]
+        la, lb, qa, qb = gl[j], gl[j + 1], gr[j], gr[j + 1]
+        for i in range(n):
+            da = dt[i] * ra
+            if da > 0.5:
+                da = 0.5
+            db = dt[i] * rb
+            if db > 0.5:
+                db = 0.5
+            va = _blep_wave(ta, da, shape, pw)
+            vb = _blep_wave(tb, db, shape, pw)
+            out[0, i] = (out[0, i] + la * va) + lb * vb
+            out[1, i] = (out[1, i] + qa * va) + qb * vb
+            ta += da
+            if ta >= 1.0:
+                ta -= 1.0
+            tb += db
+            if tb >= 1.0:
+                tb -= 1.0
+    if n_v % 2 == 1:
+        j = n_v - 1
+        ta = ph0[j] - math.floor(ph0[j])
+        ra, la, qa = ratios[j], gl[j], gr[j]
+        for i in range(n):
+            da = dt[i] * ra
+            if da > 0.5:
+                da = 0.5
+            va = _blep_wave(ta, da, shape, pw)
+            out[0, i] += la * va
+            out[1, i] += qa * va
+            ta += da
+            if ta >= 1.0:
+                ta -= 1.0
     if sub != 0.0:
         h = 0.0
         for i in range(n):
@@ -174,6 +224,46 @@ def osc_bank(dt, ratios, ph0, gl, gr, shape, pw, sub):  # pragma: no cover - com
             h += dt[i]
             if h >= 2.0:
                 h -= 2.0
+    return out
+
+
+@njit(cache=True)
+def bass_osc(dt, wave, sub):  # pragma: no cover - compiled
+    """The bass oscillators in one pass: saw and square (polyBLEP, both from phase 0.5, the saw's zero
+    crossing) blended by ``wave`` with the square inverted (fundamentals in phase), plus the parabolic sub
+    sine an octave below at level ``0.8 sub``.
+
+    Bit for bit the arithmetic of :func:`osc_bank` (one saw voice with sub, one square voice) followed by
+    ``0.5 ((1 - wave)(row0 - row1) - wave sqr) + 0.8 sub row1`` (row0 = saw + sub, row1 = sub).
+    """
+    n = dt.shape[0]
+    out = np.empty(n)
+    ts = 0.5
+    tq = 0.5
+    h = 0.0
+    w1 = 1.0 - wave
+    ws = 0.8 * sub
+    for i in range(n):
+        d = dt[i] * 1.0
+        if d > 0.5:
+            d = 0.5
+        v = _blep_wave(ts, d, 0, 0.5)
+        q = _blep_wave(tq, d, 1, 0.5)
+        ts += d
+        if ts >= 1.0:
+            ts -= 1.0
+        tq += d
+        if tq >= 1.0:
+            tq -= 1.0
+        xs = h if h < 1.0 else h - 2.0  # sin(pi * h) for h in 0..2
+        y = 4.0 * xs * (1.0 - abs(xs))
+        y = 0.225 * (y * abs(y) - y) + y
+        h += dt[i]
+        if h >= 2.0:
+            h -= 2.0
+        row0 = (0.0 + 1.0 * v) + 1.0 * y
+        row1 = (0.0 + 0.0 * v) + 1.0 * y
+        out[i] = 0.5 * (w1 * (row0 - row1) - wave * (0.0 + 1.0 * q)) + ws * row1
     return out
 
 
@@ -346,10 +436,8 @@ class Bass(_Synth):
         fc = np.empty(length)
         for s, e, p in env_par:
             fc[s:e] = p["cutoff"] * np.exp2(self.FILTER_OCTAVES * p["envamt"] * fenv[s:e])
-        one, zero, half = np.ones(1), np.zeros(1), np.full(1, 0.5)  # the saw starts at its zero crossing
-        rows = osc_bank(dt, one, half, one, zero, 0, 0.5, 1.0)  # row 0: saw + sub sine, row 1: sub sine
-        sqr = osc_bank(dt, one, half, one, zero, 1, 0.5, 0.0)[0]
-        x = 0.5 * ((1.0 - wave) * (rows[0] - rows[1]) - wave * sqr) + 0.8 * sub * rows[1]  # -sqr: fundamentals in phase
+        # saw and square start at phase 0.5 (the saw's zero crossing); -square: fundamentals in phase
+        x = bass_osc(dt, wave, sub)
         y = svf_lowpass(x[None, :], _g_of(fc, sr), k)[0]
         d = 1.0 + 4.0 * drive
         y = np.tanh(d * y) / (1.0 + drive)

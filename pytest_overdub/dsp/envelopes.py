@@ -45,26 +45,42 @@ def exp_decay(n_frames: int, *, sr: int, t60_s: float) -> np.ndarray:
 def release_curve(n_frames: int, *, sr: int, release_s: float) -> np.ndarray:
     """The release shape: 1 at sample 0, exponential (T60 shape), exactly 0 from ``release_s`` on."""
     _check_times(release_s=release_s)
-    t = np.arange(int(n_frames), dtype=np.float64) / sr
+    t = np.arange(int(n_frames), dtype=np.float64)
+    t /= sr
     if release_s <= 0:
         return (t == 0).astype(np.float64)
-    x = np.minimum(t / release_s, 1.0)
+    t /= release_s
+    np.minimum(t, 1.0, out=t)
+    t *= -LN1000
+    np.exp(t, out=t)
     tail = math.exp(-LN1000)
-    return (np.exp(-LN1000 * x) - tail) / (1.0 - tail)
+    t -= tail
+    t /= 1.0 - tail
+    return t
 
 
-def _attack_decay(n: int, *, sr: int, attack_s: float, decay_s: float, sustain: float) -> np.ndarray:
+def _attack_decay(n: int, *, sr: int, attack_s: float, decay_s: float, sustain: float,
+                  out: np.ndarray | None = None) -> np.ndarray:
+    """Attack then decay toward ``sustain``, ``n`` samples, written into ``out[:n]`` when given (in place,
+    no temporaries: the values are those of the plain expressions)."""
     a = max(attack_s, 1.0 / sr)
     n_att = min(n, int(math.ceil(a * sr - 1e-9)))  # samples with t < a
-    out = np.empty(n)
-    out[:n_att] = np.arange(n_att, dtype=np.float64) / (a * sr)
+    out = np.empty(n) if out is None else out[:n]
+    head = out[:n_att]
+    head[:] = np.arange(n_att, dtype=np.float64)
+    head /= a * sr
+    tail = out[n_att:]
     if decay_s > 0:
-        t = np.arange(n_att, n, dtype=np.float64) / sr - a
-        np.multiply(t, -LN1000 / decay_s, out=t)
-        np.exp(t, out=t)
-        out[n_att:] = sustain + (1.0 - sustain) * t
+        tail[:] = np.arange(n_att, n, dtype=np.float64)
+        tail /= sr
+        tail -= a
+        tail *= -LN1000 / decay_s
+        np.exp(tail, out=tail)
+        if sustain != 0.0:
+            tail *= 1.0 - sustain
+            tail += sustain
     else:
-        out[n_att:] = sustain
+        tail[:] = sustain
     return out
 
 
@@ -81,14 +97,16 @@ def adsr(gate_s: float, *, sr: int, attack_s: float, decay_s: float, sustain: fl
         raise DeviceError(f"sustain must be in 0..1, got {sustain!r}")
     total = _frames(gate_s + release_s, sr)
     n = total if n_frames is None else int(n_frames)
-    out = np.zeros(n)
+    out = np.empty(n)
     gate = min(_frames(gate_s, sr), n)
     m = min(total, n)
-    held = _attack_decay(min(gate + 1, m), sr=sr, attack_s=attack_s, decay_s=decay_s, sustain=sustain)
-    out[:gate] = held[:gate]
+    held = _attack_decay(min(gate + 1, m), sr=sr, attack_s=attack_s, decay_s=decay_s, sustain=sustain, out=out)
     if m > gate:
         level = held[gate] if gate < held.shape[0] else 0.0
-        out[gate:m] = level * release_curve(m - gate, sr=sr, release_s=release_s)
+        rel = out[gate:m]
+        rel[:] = release_curve(m - gate, sr=sr, release_s=release_s)
+        rel *= level
+    out[m:] = 0.0
     return out
 
 

@@ -150,8 +150,8 @@ def sine(freq_hz, *, sr: int, n_frames: int | None = None, phase0: float = 0.0) 
     """Sine oscillator, ``sin(2*pi*phase)``.
 
     A constant frequency uses the angle-addition identity ``sin(A + b) = sin A cos b + cos A sin b``
-    over blocks of 512 samples (block starts ``A``, offsets ``b``): the same values as ``np.sin`` to
-    ~1e-15 at about a third of the cost. A per-sample frequency integrates its phase and calls ``np.sin``.
+    over blocks of 512 samples (block starts ``A``, offsets ``b``) as one matrix product: the same values
+    as ``np.sin`` to ~1e-14 at about a fifth of the cost. A per-sample frequency integrates its phase and calls ``np.sin``.
     """
     f, n = _freq_and_n(freq_hz, n_frames, sr)
     if not isinstance(f, float) or n < 4 * _BLOCK:
@@ -160,8 +160,9 @@ def sine(freq_hz, *, sr: int, n_frames: int | None = None, phase0: float = 0.0) 
     n_blocks = -(-n // _BLOCK)
     starts = 2.0 * np.pi * ((phase0 + np.arange(n_blocks) * (_BLOCK * inc)) % 1.0)
     offs = 2.0 * np.pi * np.arange(_BLOCK) * inc
-    out = np.sin(starts)[:, None] * np.cos(offs)[None, :]
-    out += np.cos(starts)[:, None] * np.sin(offs)[None, :]
+    # one (n_blocks, 2) x (2, 512) product, each sample written once; einsum, not BLAS: no threads
+    out = np.einsum("bk,kn->bn", np.stack([np.sin(starts), np.cos(starts)], axis=1),
+                    np.stack([np.cos(offs), np.sin(offs)]))
     return out.reshape(-1)[:n]
 
 
