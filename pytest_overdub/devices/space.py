@@ -28,7 +28,7 @@ from ..dsp.delay import (FeedbackDelayNetwork, IntegerDelay, SchroederAllpass, c
                          hadamard)
 from ..dsp.filters import Crossover, SOSFilter, rbj_biquad
 from .base import Effect
-from .dynamics import apply_gain_pan
+from .dynamics import apply_gain_pan, in_blocks
 from .params import HOUSE_SPECS
 
 LINE_MS = (29.3, 33.7, 37.9, 41.1, 45.7, 49.9, 53.3, 59.9)
@@ -62,6 +62,9 @@ class Reverb(Effect):
         return {"delays_frames": delays, "rt60_s": p["decay"], "damp": 0.5 * p["damp"]}
 
     def process(self, x, params):
+        return in_blocks(self._block, x, params)
+
+    def _block(self, x, params):
         x = np.asarray(x, dtype=np.float64)
         self._fdn.set(**self._fdn_args(params))
         self._lowcut.set_sos(rbj_biquad("hp", freq_hz=params["lowcut"], sr=self.sr))
@@ -93,6 +96,9 @@ class Width(Effect):
         return min(p["monobass"] * MONOBASS_SPLIT_RATIO, 0.45 * self.sr)
 
     def process(self, x, params):
+        return in_blocks(self._block, x, params)
+
+    def _block(self, x, params):
         x = np.asarray(x, dtype=np.float64)
         mid = (x[0] + x[1]) * 0.5
         side = (x[0] - x[1]) * (0.5 * params["width"])

@@ -30,6 +30,7 @@ from numba import njit
 from ..dsp.delay import FeedbackDelay, feedback_delay_samples
 from ..dsp.filters import SOSFilter, rbj_biquad
 from .base import Effect
+from .dynamics import in_blocks
 from .params import DELAY_DIVISION_BEATS, HOUSE_SPECS
 
 WOW_RATE_HZ = 0.6
@@ -117,6 +118,9 @@ class Delay(Effect):
         return d[None, :]
 
     def process(self, x, params):
+        return in_blocks(self._block, x, params)
+
+    def _block(self, x, params):
         x = np.asarray(x, dtype=np.float64)
         self._loop.set_sos(self._loop_sos(params))
         ping = int(params["mode"]) == 1
@@ -143,6 +147,9 @@ class Chorus(Effect):
         self._lfo = _Lfo(_lfo_phase(seed, 2))
 
     def process(self, x, params):
+        return in_blocks(self._block, x, params)
+
+    def _block(self, x, params):
         x = np.asarray(x, dtype=np.float64)
         n = x.shape[1]
         base_s = params["delay"] / 1000.0

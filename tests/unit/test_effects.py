@@ -75,6 +75,21 @@ def test_segments_give_the_same_samples(device_id, params):
     assert np.all(np.isfinite(whole))
 
 
+@pytest.mark.parametrize("device_id,params", [
+    ("core.delay", {"div": 0, "ms": 30, "feedback": 0.6, "wow": 0.5}), ("core.verb", {"size": 0.1, "decay": 0.5}),
+    ("core.comp", {"threshold": -30, "ratio": 6}), ("core.chorus", {"feedback": 0.3}),
+])
+def test_a_long_call_is_processed_in_blocks_with_the_same_samples(device_id, params):
+    """Inputs longer than BLOCK_FRAMES run block by block inside the device: exactly one long call."""
+    from pytest_overdub.devices.dynamics import BLOCK_FRAMES
+
+    n = BLOCK_FRAMES + 5000
+    x = np.random.default_rng(12).standard_normal((2, n)) * 0.3
+    whole = run_segments(device_id, x, [n], **params)
+    parts = run_segments(device_id, x, [20000, 4000], **params)  # every call under BLOCK_FRAMES
+    assert np.array_equal(whole, parts)
+
+
 # ---------------------------------------------------------------- EQ
 
 def test_eq_high_shelf_plus_6_db_raises_10k_and_leaves_100hz():
