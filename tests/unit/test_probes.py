@@ -1,0 +1,117 @@
+"""Probe checks on hand-built devices whose answers are known in closed form (SPEC section 8, probes)."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pytest_overdub.bench.checks import Context
+from pytest_overdub.bench.model import DecayCheck, DefinedCheck, EchoCheck, ToneCheck
+from pytest_overdub.bench.probes import value
+from pytest_overdub.song.model import load_song
+from pytest_overdub.song.ops import apply_ops
+
+ROOT = Path(__file__).resolve().parents[2]
+LAB = load_song(ROOT / "songs" / "lab.json")
+
+IDEAL_DELAY = """
+def process(x, params, ctx):
+    d = int(round(0.450 * ctx.sr))          # exactly 450 ms
+    n = x.shape[1]
+    hist = ctx.state.get("hist", np.zeros((2, d)))
+    buf = np.concatenate([hist, x], axis=1)
+    ctx.state["hist"] = buf[:, -d:]
+    return x + 0.5 * buf[:, :n]
+"""
+
+ONE_POLE = """
+import scipy.signal as ss
+def process(x, params, ctx):
+    a = math.exp(-2 * math.pi * 500.0 / ctx.sr)
+    zi = ctx.state.get("zi", np.zeros((2, 1)))
+    y, ctx.state["zi"] = ss.lfilter([1 - a], [1, -a], x, axis=1, zi=zi)
+    return y
+"""
+
+EXP_DECAY = """
+TAIL_S = 2.0
+def render(notes, params, ctx, n_frames):
+    out = np.zeros((2, n_frames))
+    n = int(1.5 * ctx.sr)
+    t = np.arange(n) / ctx.sr
+    for note in notes:
+        y = 0.5 * note.velocity * np.exp(-t / 0.1) * np.sin(2 * np.pi * 1000.0 * t + np.pi / 2)
+        a = int(round(note.start_s * ctx.sr))
+        b = min(n_frames, a + n)
+        out[:, a:b] += y[: b - a]
+    return out
+"""
+
+
+def _ctx(kernel: str, kind: str, track: str) -> Context:
+    ops = [{"type": "device.define", "device": {"id": "test.dev", "kind": kind, "kernel": kernel}}]
+    if kind == "effect":
+        ops.append({"type": "insert.add", "track": track, "insert": {"device": "test.dev"}})
+    else:
+        ops.append({"type": "instrument.set", "track": track, "device": "test.dev"})
+    return Context(start=LAB, song=apply_ops(LAB, ops), trusted=True)
+
+
+def _echo(kind: str, **kw) -> EchoCheck:
+    return EchoCheck(id="e", label="e", kind=kind, target=(None, None), track="Snaps", **kw)
+
+
+def test_an_ideal_450_ms_delay_reads_its_time_level_and_dry_exactly():
+    ctx = _ctx(IDEAL_DELAY, "effect", "Snaps")
+    # 0.75 beat at 100 bpm is 450 ms: the first repeat is exactly on time
+    assert value(_echo("echoTime", beats=0.75, tempos=[100]), ctx) == pytest.approx(0.0, abs=0.05)
+    # at 130 bpm the wanted 0.75 beat is 346.15 ms, so an ideal 450 ms delay is 103.85 ms off
+    assert value(_echo("echoTime", beats=0.75, tempos=[130]), ctx) == pytest.approx(103.85, abs=0.05)
+    # the repeat is half the dry hit: 20 log10(0.5) = -6.02 dB
+    assert value(_echo("echoLevel", tempos=[100]), ctx) == pytest.approx(-6.02, abs=0.01)
+    # the dry path is untouched
+    assert value(_echo("dryKept", tempos=[100]), ctx) == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("pitch", [31, 43, 83, 102])
+def test_a_one_pole_low_pass_reads_its_analytic_response(pitch):
+    ctx = _ctx(ONE_POLE, "effect", "Room")
+    f, sr, fc = 440.0 * 2 ** ((pitch - 69) / 12), 48000, 500.0
+    a = math.exp(-2 * math.pi * fc / sr)
+    w = 2 * math.pi * f / sr
+    want = 20 * math.log10((1 - a) / math.sqrt(1 - 2 * a * math.cos(w) + a * a))
+    got = value(ToneCheck(id="t", label="t", kind="toneGain", target=(None, None), track="Room", pitch=pitch), ctx)
+    assert got == pytest.approx(want, abs=0.05)
+
+
+def test_an_exponential_decay_reads_its_time_constant_and_peak():
+    ctx = _ctx(EXP_DECAY, "instrument", "Bell")
+    notes = [{"p": 60, "d": 0.5}, {"p": 60, "d": 4}]
+    # peak 0.5 * 0.8 = 0.4 (-7.96 dBFS); it falls under -60 dBFS (0.001) after 0.1 s * ln(400) = 0.599 s,
+    # read on 10 ms frames (the last frame above the threshold ends at 0.60 s)
+    t = value(DecayCheck(id="d", label="d", kind="decayTime", target=(None, None), track="Bell", notes=notes,
+                         threshold=-60), ctx)
+    assert t == pytest.approx(0.1 * math.log(400), abs=0.011)
+    peak = value(DecayCheck(id="p", label="p", kind="decayPeak", target=(None, None), track="Bell", notes=notes,
+                            which="loudest"), ctx)
+    assert peak == pytest.approx(20 * math.log10(0.4), abs=0.01)
+
+
+def test_defined_sees_only_a_new_or_changed_kernel_of_the_right_kind():
+    ctx = _ctx(IDEAL_DELAY, "effect", "Snaps")
+    check = DefinedCheck(id="b", label="b", kind="defined", target=(1, 1), track="Snaps", deviceKind="effect")
+    assert value(check, ctx) == 1.0
+    assert value(check.model_copy(update={"deviceKind": "instrument"}), ctx) == 0.0
+    # the same song as its own start: the kernel is neither new nor changed
+    assert value(check, Context(start=ctx.song, song=ctx.song, trusted=True)) == 0.0
+    # a house delay is not a song-defined device
+    house = apply_ops(LAB, [{"type": "insert.add", "track": "Snaps", "insert": {"device": "core.delay"}}])
+    assert value(check, Context(start=LAB, song=house, trusted=True)) == 0.0
+
+
+def test_a_faulting_kernel_is_a_render_problem_not_a_crash():
+    ctx = _ctx("def process(x, params, ctx):\n    raise RuntimeError('boom')\n", "effect", "Snaps")
+    v = value(_echo("echoLevel", tempos=[100]), ctx)
+    assert np.isfinite(v)
+    assert ctx.problems() >= 1 and any("boom" in w.message for w in ctx.warnings)
