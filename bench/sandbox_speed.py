@@ -5,8 +5,10 @@ mode over interleaved repeats and their difference (target: the sandbox adds at 
 plus the one-off cold start of the fork server and the child's own breakdown (pool mapping + input
 copy, kernel, output write) of the last sandboxed call.
 
-Run: ``python bench/sandbox_speed.py [--repeats 15]``. The end-to-end timing of the device tasks is added
-with the tasks themselves.
+Then, end to end, the time to score each device task's oracle (every probe render, sandboxed, cold
+stem cache) against the same with kernels trusted in-process (target: under 2 s each, sandboxed).
+
+Run: ``python bench/sandbox_speed.py [--repeats 15]``.
 """
 
 from __future__ import annotations
@@ -95,6 +97,28 @@ def main() -> None:
     print(f"  layers: {', '.join(dev.layers)}")
     print(f"  output read with process_vm_readv: {'yes' if dev._backend.vm_read else 'no (shared pool)'}")
     print("  bit-identical audio: yes")
+    device_tasks()
+
+
+def device_tasks() -> None:
+    """Score each device task's oracle end to end, sandboxed and trusted, on a cold stem cache."""
+    from pytest_overdub.bench.tasks import bundled_bench, score_task
+    from pytest_overdub.bench.validity import load_answer
+    from pytest_overdub.render.stems import PROCESS_CACHE
+
+    bench = bundled_bench()
+    print("\ndevice tasks end to end (oracle, cold stem cache; target < 2 s sandboxed)")
+    for task_id in [t for t in bench.task_ids() if t.startswith("device-")]:
+        task = bench.task(task_id)
+        sub, _ = load_answer(bench.oracle_path(task_id), task_id=task_id, kind="oracle")
+        row = []
+        for trusted in (False, True):
+            PROCESS_CACHE.clear()
+            t0 = time.perf_counter()
+            result = score_task(task, sub, bench=bench, trusted=trusted)
+            row.append((time.perf_counter() - t0, result.score))
+        (tb, sb), (tt, st) = row
+        print(f"  {task_id:<28} sandboxed {tb:6.2f} s (score {sb:.3f})   trusted {tt:6.2f} s (score {st:.3f})")
 
 
 if __name__ == "__main__":
