@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..dsp.delay import FeedbackDelay, feedback_delay_samples
+from ..dsp.delay import FeedbackDelay, feedback_delay_samples, stereo_feedback_delay_samples
 from ..dsp.filters import SOSFilter, rbj_biquad
 from .base import Effect
 from .dynamics import in_blocks
@@ -40,6 +40,7 @@ CHORUS_MAX_SWEEP_S = 0.004
 
 # The modulated line with its loop filter runs sample by sample, compiled (cache in __pycache__).
 _LINE = njit(cache=True)(feedback_delay_samples)
+_STEREO_LINE = njit(cache=True)(stereo_feedback_delay_samples)  # two channels, two sections (Delay)
 
 
 def _lfo_phase(seed: int, salt: int) -> float:
@@ -81,7 +82,7 @@ class Delay(Effect):
     def __init__(self, *, sr, tempo_bpm, seed, params):
         super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
         self._loop = SOSFilter(self._loop_sos(params))
-        self._line = FeedbackDelay(channels=2, loop_filter=self._loop, loop=_LINE)
+        self._line = FeedbackDelay(channels=2, loop_filter=self._loop, loop=_STEREO_LINE)
         self._lfo = _Lfo(_lfo_phase(seed, 1))
         self._last_frames: float | None = None
 

@@ -95,12 +95,14 @@ def test_bad_delay_is_refused():
 
 from numba import njit  # noqa: E402
 
-from pytest_overdub.dsp.delay import comb_samples, fdn_samples, feedback_delay_samples  # noqa: E402
+from pytest_overdub.dsp.delay import (comb_samples, fdn_samples, feedback_delay_samples,  # noqa: E402
+                                      stereo_feedback_delay_samples)
 from pytest_overdub.dsp.filters import SOSFilter, rbj_biquad  # noqa: E402
 
 COMB = njit(cache=True)(comb_samples)
 LINE = njit(cache=True)(feedback_delay_samples)
 FDN = njit(cache=True)(fdn_samples)
+STEREO_LINE = njit(cache=True)(stereo_feedback_delay_samples)
 
 
 def test_compiled_comb_and_allpass_equal_the_folded_lfilter_bit_for_bit():
@@ -111,8 +113,9 @@ def test_compiled_comb_and_allpass_equal_the_folded_lfilter_bit_for_bit():
         assert np.array_equal(segments(dev.process, x, [1, 65, 3001]), whole)
 
 
-@pytest.mark.parametrize("cross,filtered", [(False, True), (True, False), (True, True)])
-def test_compiled_feedback_delay_equals_the_chunked_path_bit_for_bit(cross, filtered):
+@pytest.mark.parametrize("cross,filtered,loop", [(False, True, LINE), (True, False, LINE), (True, True, LINE),
+                                                  (False, True, STEREO_LINE), (True, True, STEREO_LINE)])
+def test_compiled_feedback_delay_equals_the_chunked_path_bit_for_bit(cross, filtered, loop):
     rng = np.random.default_rng(6)
     x = rng.standard_normal((2, 6000))
     d = np.stack([40 + 5 * np.sin(np.arange(6000) / 300.0), 33.5 + np.zeros(6000)])
@@ -122,7 +125,7 @@ def test_compiled_feedback_delay_equals_the_chunked_path_bit_for_bit(cross, filt
         return FeedbackDelay(channels=2, cross=cross, loop_filter=SOSFilter(sos) if filtered else None, loop=loop)
 
     whole = make(None).process(x, delay_frames=d, feedback=0.7)
-    fd = make(LINE)
+    fd = make(loop)
     parts, i = [], 0
     for n in [1, 65, 3000, 2934]:
         parts.append(fd.process(x[:, i:i + n], delay_frames=d[:, i:i + n], feedback=0.7))
@@ -145,3 +148,9 @@ def test_compiled_fdn_equals_the_matrix_path_with_damping_and_a_length_change():
     a, b = np.concatenate([first[0], second[0]], 1), np.concatenate([first[1], second[1]], 1)
     assert np.abs(a).max() > 1.0
     np.testing.assert_allclose(b, a, rtol=0, atol=1e-12 * np.abs(a).max())
+
+
+def test_stereo_line_refuses_other_shapes():
+    with pytest.raises(ValueError, match="2 channels and 2 sections"):
+        FeedbackDelay(channels=1, loop=STEREO_LINE, loop_filter=SOSFilter(np.zeros((2, 6)) + [1, 0, 0, 1, 0, 0])
+                      ).process(np.zeros((1, 8)), delay_frames=3.0, feedback=0.5)
