@@ -37,6 +37,7 @@ WOW_RATE_HZ = 0.6
 WOW_DEPTH_S = 0.0015
 GLIDE_S = 0.05
 CHORUS_MAX_SWEEP_S = 0.004
+LFO_GRID = 64  # frames between exact LFO evaluations (angle addition in between)
 
 # The modulated line with its loop filter runs sample by sample, compiled (cache in __pycache__).
 _LINE = njit(cache=True)(feedback_delay_samples)
@@ -48,7 +49,14 @@ def _lfo_phase(seed: int, salt: int) -> float:
 
 
 class _Lfo:
-    """A sine LFO indexed by absolute frame so any segmentation gives the same values."""
+    """A sine LFO indexed by absolute frame so any segmentation gives the same values.
+
+    :meth:`sines` evaluates ``sin(phase + offset)`` by angle addition, ``sin(a + b) = sin a·cos b +
+    cos a·sin b``, with ``a`` on a grid of :data:`LFO_GRID` frames (absolute, so segmentation still does not
+    matter) and ``b`` the step within it: two ``sin``/``cos`` per grid point instead of one ``sin`` per
+    frame (numpy's float64 ``sin`` costs ~25 ns here). Within ~1e-13 of the direct ``np.sin`` for phases
+    up to hours.
+    """
 
     def __init__(self, phase: float):
         self.phase0 = phase
@@ -67,13 +75,22 @@ class _Lfo:
         self.frame += n
         return first
 
-    def values(self, n: int, *, rate_hz: float, sr: float) -> np.ndarray:
-        """The phases (radians) of the next ``n`` frames: a fresh array."""
+    def sines(self, n: int, *, rate_hz: float, sr: float, offsets=(0.0,)) -> np.ndarray:
+        """``sin(phase + offset)`` over the next ``n`` frames, one row per offset: ``(len(offsets), n)``."""
         first = self.skip(n, rate_hz=rate_hz, sr=sr)
-        k = np.arange(first, first + n, dtype=np.float64)
-        k *= 2.0 * math.pi * self.rate / sr
-        k += self.phase0
-        return k
+        step = 2.0 * math.pi * self.rate / sr
+        j0, j1 = first // LFO_GRID, (first + n - 1) // LFO_GRID + 1
+        within = np.arange(LFO_GRID) * step
+        cos_b, sin_b = np.cos(within), np.sin(within)
+        grid = np.arange(j0, j1, dtype=np.float64) * (LFO_GRID * step)
+        lo = first - j0 * LFO_GRID
+        out = np.empty((len(offsets), n))
+        for row, offset in enumerate(offsets):
+            a = grid + (self.phase0 + offset)
+            table = np.sin(a)[:, None] * cos_b[None, :]
+            table += np.cos(a)[:, None] * sin_b[None, :]
+            out[row] = table.ravel()[lo:lo + n]
+        return out
 
 
 class Delay(Effect):
@@ -105,8 +122,7 @@ class Delay(Effect):
                 return target
             d = np.full(n, target)
         else:  # the wow term first, then the (gliding) time added to it, all in place
-            d = self._lfo.values(n, rate_hz=WOW_RATE_HZ, sr=self.sr)
-            np.sin(d, out=d)
+            d = self._lfo.sines(n, rate_hz=WOW_RATE_HZ, sr=self.sr)[0]
             d *= p["wow"] * WOW_DEPTH_S * self.sr
             d[ramp:] += target
         if ramp:
@@ -155,12 +171,9 @@ class Chorus(Effect):
         n = x.shape[1]
         base_s = params["delay"] / 1000.0
         sweep_s = params["depth"] * min(base_s / 2.0, CHORUS_MAX_SWEEP_S)
-        phase = self._lfo.values(n, rate_hz=params["rate"], sr=self.sr)
         offset = params["width"] * math.pi / 2.0
-        d = np.empty((2, n))  # max((base + sweep·sin(phase [+ offset]))·sr, 2), computed in place
-        np.sin(phase, out=d[0])
-        np.add(phase, offset, out=d[1])
-        np.sin(d[1], out=d[1])
+        # max((base + sweep·sin(phase [+ offset]))·sr, 2), computed in place
+        d = self._lfo.sines(n, rate_hz=params["rate"], sr=self.sr, offsets=(0.0, offset))
         d *= sweep_s
         d += base_s
         d *= self.sr
