@@ -200,49 +200,24 @@ def osc_bank(dt, ratios, ph0, gl, gr, shape, pw, sub):  # pragma: no cover - com
     from phase ``ph0[j]``, weighted ``gl[j]``/``gr[j]``; ``shape`` 0 saw, 1 pulse of width ``pw``.
     ``sub`` adds, to both sides, a sine (parabolic approximation, < 0.1 % error) an octave below ``dt``.
 
-    Voices run two at a time with their phases in registers (two independent recursions interleave) and are
-    added into the output in voice order, so every sample is the same sum ``0 + g0 v0 + g1 v1 + ...`` as a
-    sample-major loop.
+    Voice-major: each voice's phase stays in a register for its whole run and is added into the output
+    in voice order, so every sample is the same sum ``0 + g0 v0 + g1 v1 + ...`` as a sample-major loop.
     """
     n = dt.shape[0]
-    n_v = ratios.shape[0]
     out = np.zeros((2, n))
-    for j in range(0, n_v - 1, 2):
-        ta = ph0[j] - math.floor(ph0[j])
-        tb = ph0[j + 1] - math.floor(ph0[j + 1])
-        ra, rb = ratios[j], ratios[j + 1]
-        la, lb, qa, qb = gl[j], gl[j + 1], gr[j], gr[j + 1]
+    for j in range(ratios.shape[0]):
+        tj = ph0[j] - math.floor(ph0[j])
+        r, wl, wr = ratios[j], gl[j], gr[j]
         for i in range(n):
-            da = dt[i] * ra
-            if da > 0.5:
-                da = 0.5
-            db = dt[i] * rb
-            if db > 0.5:
-                db = 0.5
-            va = _blep_wave(ta, da, shape, pw)
-            vb = _blep_wave(tb, db, shape, pw)
-            out[0, i] = (out[0, i] + la * va) + lb * vb
-            out[1, i] = (out[1, i] + qa * va) + qb * vb
-            ta += da
-            if ta >= 1.0:
-                ta -= 1.0
-            tb += db
-            if tb >= 1.0:
-                tb -= 1.0
-    if n_v % 2 == 1:
-        j = n_v - 1
-        ta = ph0[j] - math.floor(ph0[j])
-        ra, la, qa = ratios[j], gl[j], gr[j]
-        for i in range(n):
-            da = dt[i] * ra
-            if da > 0.5:
-                da = 0.5
-            va = _blep_wave(ta, da, shape, pw)
-            out[0, i] += la * va
-            out[1, i] += qa * va
-            ta += da
-            if ta >= 1.0:
-                ta -= 1.0
+            d = dt[i] * r
+            if d > 0.5:
+                d = 0.5
+            v = _blep_wave(tj, d, shape, pw)
+            out[0, i] += wl * v
+            out[1, i] += wr * v
+            tj += d
+            if tj >= 1.0:
+                tj -= 1.0
     if sub != 0.0:
         h = 0.0
         for i in range(n):
