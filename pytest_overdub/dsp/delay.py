@@ -389,6 +389,10 @@ class FeedbackDelayNetwork:
             raise DeviceError(f"FDN delays {list(delays_frames)!r} must be >= 2 frames, at least two lines")
         if not (rt60_s > 0 and 0.0 <= damp <= 0.5):
             raise DeviceError(f"FDN rt60 {rt60_s!r} s must be > 0 and damp {damp!r} in [0, 0.5]")
+        key = (tuple(int(v) for v in d), float(rt60_s), float(damp))
+        if key == getattr(self, "_key", None):
+            return  # unchanged (a device re-sends its parameters every block)
+        self._key = key
         old = getattr(self, "delays", None)
         if old is not None and not np.array_equal(old, d):
             self._fade_from = old  # the next chunk crossfades the old read positions into the new
