@@ -573,8 +573,12 @@ class Keys(_Synth):
             # song time: the tremolo is locked across notes
             lfo = sine(rate, sr=self.sr, n_frames=e - s, phase0=s * rate / self.sr)
             depth = 0.25 * trem
-            out[0, s:e] += mono[s:e] * (1.0 - depth * (1.0 + lfo))
-            out[1, s:e] += mono[s:e] * (1.0 - depth * (1.0 - lfo))
+            for ch, sign in ((0, 1.0), (1, -1.0)):  # mono * (1 - depth * (1 +- lfo)), in place
+                gain = np.add(1.0, lfo) if sign > 0 else np.subtract(1.0, lfo)
+                gain *= depth
+                np.subtract(1.0, gain, out=gain)
+                gain *= mono[s:e]
+                out[ch, s:e] += gain
         return out
 
     def _note(self, note: NoteEvent, p: Mapping[str, float], t60: float, m: int) -> np.ndarray:
@@ -641,7 +645,7 @@ class Pluck(_Synth):
     LEVEL = 0.4
 
     def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
-        out = np.zeros((2, n_frames))
+        out = None
         by_body: dict[float, np.ndarray] = {}
         for note in notes:
             p = self._p(note)
@@ -658,10 +662,14 @@ class Pluck(_Synth):
             buf[0, s:e] += gl * y
             buf[1, s:e] += gr * y
         for body, buf in by_body.items():
-            out += buf
-            if body > 0:  # the body resonates with the sum of both sides and sounds in the centre
-                out += body * self._body(0.5 * (buf[0] + buf[1]))
-        return out
+            wet = body * self._body(0.5 * (buf[0] + buf[1])) if body > 0 else None
+            if out is None:
+                out = buf  # the first bus is the output (0 + x is x)
+            else:
+                out += buf
+            if wet is not None:  # the body resonates with the sum of both sides and sounds in the centre
+                out += wet
+        return np.zeros((2, n_frames)) if out is None else out
 
     def _pan(self, note: NoteEvent, p: Mapping[str, float]) -> float:
         jitter = rng_for(self.seed, note.index, "pan").uniform(-0.15, 0.15)
@@ -765,14 +773,22 @@ class Pad(_Synth):
         m = x.shape[1]
         motion = p["motion"]
         t0 = s / sr  # LFOs run on song time
-        fc = p["tone"] * np.exp2(1.5 * motion * sine(0.13, sr=sr, n_frames=m, phase0=0.13 * t0))
+        # in place, same arithmetic as tone * 2 ** (1.5 motion lfo) and 1 - 0.1 motion (1 + lfo)
+        fc = sine(0.13, sr=sr, n_frames=m, phase0=0.13 * t0)
+        fc *= 1.5 * motion
+        np.exp2(fc, out=fc)
+        fc *= p["tone"]
         g = _g_of(fc, sr)
-        swell = 1.0 - 0.1 * motion * (1.0 + sine(0.21, sr=sr, n_frames=m, phase0=0.21 * t0))
-        y = svf_lowpass(x, g, 1.2) * swell
+        swell = sine(0.21, sr=sr, n_frames=m, phase0=0.21 * t0)
+        swell += 1.0
+        swell *= 0.1 * motion
+        np.subtract(1.0, swell, out=swell)
+        y = svf_lowpass(x, g, 1.2)
+        y *= swell
         if p["chorus"] > 0:
             y = self._chorus(y, p["chorus"], t0)
         if p["space"] > 0:
-            y = y + self._space(y, p["space"])
+            y = self._space(y, p["space"])
         return y
 
     def _chorus(self, y: np.ndarray, amount: float, t0: float) -> np.ndarray:
@@ -783,12 +799,19 @@ class Pad(_Synth):
         return cross_chorus(y, lfo, amount, float(sr))
 
     def _space(self, y: np.ndarray, amount: float) -> np.ndarray:
+        """``y`` plus the FDN wash: ``y + 0.25 amount [l0 - l2 + 0.5 l1, l1 - l3 + 0.5 l0]`` (in place)."""
         sr = self.sr
         t60 = 1.2 + 2.0 * amount
         delays = np.array([int(sr * ms / 1000.0) for ms in (29.7, 37.1, 41.1, 43.7)], dtype=np.int64)
         gains = 10.0 ** (-3.0 * delays / (t60 * sr))
         lines = fdn4(0.5 * (y[0] + y[1]), delays, gains, 0.35)
-        return 0.25 * amount * np.stack([lines[0] - lines[2] + 0.5 * lines[1], lines[1] - lines[3] + 0.5 * lines[0]])
+        wash = np.empty_like(y)
+        for ch, (a, b, c) in enumerate(((0, 2, 1), (1, 3, 0))):
+            np.subtract(lines[a], lines[b], out=wash[ch])
+            wash[ch] += 0.5 * lines[c]
+        wash *= 0.25 * amount
+        wash += y
+        return wash
 
 
 # --------------------------------------------------------------------------------------------- poly
