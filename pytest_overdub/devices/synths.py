@@ -488,6 +488,7 @@ class Bass(_Synth):
         if length <= 0:
             return
         pitch = np.empty(length)
+        dt = np.empty(length)  # mtof(pitch) / sr, computed once per held pitch
         chains: list[tuple[int, int]] = []  # (first note index, gate-end frame)
         for i, note in enumerate(group):
             s = starts[i]
@@ -501,6 +502,9 @@ class Bass(_Synth):
                 t = np.arange(seg.shape[0]) / sr
                 ramp = np.maximum(0.0, 1.0 - t / (p["glide"] / 1000.0))
                 seg += (pitch[s - 1] - note.pitch) * ramp
+                dt[s:s + seg.shape[0]] = mtof(seg) / sr
+            else:
+                dt[s:s + seg.shape[0]] = mtof(seg[:1]) / sr
             pitch[s:s + seg.shape[0]] = seg
             gate_end = min(ends[i], starts[i + 1]) if i + 1 < len(group) else ends[i]
             if legato and int(p["mode"]) == 0 and chains:
@@ -508,34 +512,35 @@ class Bass(_Synth):
             else:
                 chains.append((i, gate_end))
         amp = np.zeros(length)
-        fenv = np.zeros(length)
-        env_par = []
+        g = np.empty(length)  # SVF coefficient of the filter envelope, per chain
         for c, (i0, gate_end) in enumerate(chains):
             s = starts[i0]
             e = starts[chains[c + 1][0]] if c + 1 < len(chains) else length
             e = min(e, length)
             p = self._p(group[i0])
             m = e - s
-            env = adsr(max(gate_end - s, 1) / sr, sr=sr, attack_s=self.ATTACK_S, decay_s=0.8, sustain=0.85,
-                       release_s=p["release"], n_frames=m)
-            t = np.arange(m) / sr
+            shape = self._adsr(max(gate_end - s, 1) / sr, m=m, attack_s=self.ATTACK_S, decay_s=0.8, sustain=0.85,
+                               release_s=p["release"])
             lvl0 = amp[s - 1] / max(group[i0].velocity, 1e-9) if s > 0 else 0.0
-            env += lvl0 * np.maximum(0.0, 1.0 - t / self.ATTACK_S) * (1.0 - env)
+            env = shape.copy()
+            if lvl0 != 0.0:  # restart from the level the release reached
+                ramp = self._memo(("bass_ramp", m), lambda: np.maximum(0.0, 1.0 - (np.arange(m) / sr) / self.ATTACK_S))
+                env += lvl0 * ramp * (1.0 - shape)
             amp[s:e] = env * group[i0].velocity
-            fenv[s:e] = np.exp(-t / p["fdecay"])
-            env_par.append((s, e, p))
-        dt = mtof(pitch) / sr
+            g[s:e] = self._memo(("bass_g", p["cutoff"], p["envamt"], p["fdecay"], m), lambda: _g_of(
+                p["cutoff"] * np.exp2(self.FILTER_OCTAVES * p["envamt"] * np.exp(-(np.arange(m) / sr) / p["fdecay"])),
+                sr))
         first = self._p(group[0])  # timbre (wave, sub, reso, drive) is read at the phrase's first note
         wave, sub, drive, k = first["wave"], first["sub"], first["drive"], _damping(first["reso"])
-        fc = np.empty(length)
-        for s, e, p in env_par:
-            fc[s:e] = p["cutoff"] * np.exp2(self.FILTER_OCTAVES * p["envamt"] * fenv[s:e])
         # saw and square start at phase 0.5 (the saw's zero crossing); -square: fundamentals in phase
         x = bass_osc(dt, wave, sub)
-        y = svf_lowpass(x[None, :], _g_of(fc, sr), k)[0]
-        d = 1.0 + 4.0 * drive
-        y = np.tanh(d * y) / (1.0 + drive)
-        self._place(out, g0, self.LEVEL * amp * y)
+        y = svf_lowpass(x[None, :], g, k)[0]
+        y *= 1.0 + 4.0 * drive
+        np.tanh(y, out=y)
+        y /= 1.0 + drive
+        amp *= self.LEVEL  # LEVEL * amp * y, in place
+        y *= amp
+        self._place(out, g0, y)
 
 
 # --------------------------------------------------------------------------------------------- keys
