@@ -112,9 +112,15 @@ class Drums(Instrument):
                 buf[1, s:e] += math.sin(a) * math.sqrt(2.0) * mono
             if p["room"] > 0:
                 send[s:e] += p["room"] * mono
-        out = np.zeros((2, n_frames))
+        out = None
         for tone, buf in out_by_tone.items():
-            out += self._tilt(buf, tone)
+            tilted = self._tilt(buf, tone)
+            if out is None:
+                out = tilted  # the first tone group is the output (0 + x is x)
+            else:
+                out += tilted
+        if out is None:
+            out = np.zeros((2, n_frames))
         if send.any():
             wet = self._room(send)
             out[0] += wet
