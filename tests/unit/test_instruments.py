@@ -293,3 +293,36 @@ def test_poly_glide_slides_from_the_previous_note():
     f, p = power_spectrum(late * np.hanning(late.shape[0]))
     band = (f > 150) & (f < 600)
     assert abs(f[band][np.argmax(p[band])] - 440.0) < 15
+
+
+# ------------------------------------------------------------------ compiled kernels against their plain forms
+
+
+def test_fixed_pitch_oscillator_bank_matches_the_recursive_one_and_the_plain_square():
+    from pytest_overdub.devices.synths import osc_bank, osc_bank_fixed
+    from pytest_overdub.dsp.signals import square
+
+    n, inc = 30000, 311.0 / SR
+    ratios, ph0 = np.array([1.0, 1.013, 0.987]), np.array([0.1, 0.45, 0.8])
+    gl, gr = np.array([0.7, 1.0, 0.0]), np.array([0.7, 0.0, 1.0])
+    for shape, pw, sub in ((0, 0.5, 0.0), (1, 0.3, 0.25)):
+        fixed = osc_bank_fixed(inc, n, ratios, ph0, gl, gr, shape, pw, sub)
+        recursive = osc_bank(np.full(n, inc), ratios, ph0, gl, gr, shape, pw, sub)
+        assert np.abs(fixed - recursive).max() < 1e-9  # only the accumulated phase's rounding differs
+    one = np.ones(1)
+    pulse = osc_bank_fixed(inc, n, one, np.array([0.37]), one, one, 1, 0.5, 0.0)[0]
+    assert np.array_equal(pulse, square(311.0, sr=SR, n_frames=n, phase0=0.37))  # bit for bit
+
+
+def test_room_taps_impulse_response_is_decaying_copies_at_each_tap():
+    from pytest_overdub.devices.synths import tapped_lowpassed
+
+    x = np.zeros(600)
+    x[0] = 1.0
+    delays, gains, coeff = np.array([3, 17, 250]), np.array([0.5, -0.25, 0.125]), 0.3
+    y = tapped_lowpassed(x, delays, gains, coeff)
+    n = np.arange(600)
+    # closed form: each tap starts a one-pole response coeff (1 - coeff)^(n - d) at its delay d
+    expect = sum(g * np.where(n >= d, coeff * (1.0 - coeff) ** np.maximum(n - d, 0), 0.0) for d, g in zip(delays, gains))
+    assert np.allclose(y, expect, rtol=0, atol=1e-12)
+    assert not y[:3].any()
