@@ -11,9 +11,9 @@ How these stay exact without a per-sample loop:
   equals the sample-by-sample one.
 
 * The same recursions are also written as plain per-sample loops (``comb_samples``,
-  ``feedback_delay_samples`` and its stereo form, ``fdn_samples``) in the subset of Python that numba compiles. This module
-  never imports numba (the kernel sandbox imports it); a device module compiles a loop with
-  ``numba.njit(cache=True)`` and hands it to a class as ``loop=``, which then runs it instead of the
+  ``feedback_delay_samples`` and its stereo form, ``fdn_samples``) in the subset of Python that numba
+  compiles. This module never imports numba (the kernel sandbox imports it); a device module compiles a
+  loop with ``numba.njit(cache=True)`` and hands it to a class as ``loop=``, which then runs it instead of the
   vectorised path on the same carried state. Both paths compute the same recursion; they differ only in
   rounding where a sum is ordered differently (the FDN's Hadamard product), ~1e-16 relative.
 
@@ -31,6 +31,11 @@ from scipy import signal
 
 from ..errors import DeviceError
 from .filters import SOSFilter
+
+# The public API (and what the kernel stdlib re-exports). The ``*_samples`` loops are left out: they are
+# plain Python until a device module compiles them with numba.
+__all__ = ["IntegerDelay", "FeedbackComb", "SchroederAllpass", "read_fractional", "FeedbackDelay", "hadamard",
+           "FeedbackDelayNetwork"]
 
 
 def _scratch(owner, rows: int, cols: int) -> np.ndarray:
@@ -435,8 +440,8 @@ class FeedbackDelayNetwork:
             fade_frames = 0 if fade is None else min(step, n)
             # line lengths as tuples: their length is then a compile-time constant (unrolled loops)
             lengths = tuple(int(v) for v in d)
-            self.loop(buf, inp, lengths, lengths if fade is None else tuple(int(v) for v in fade), fade_frames,
-                      self._gains, self.inject, self.damp, self.out, res)
+            old = lengths if fade is None else tuple(int(v) for v in fade)
+            self.loop(buf, inp, lengths, old, fade_frames, self._gains, self.inject, self.damp, self.out, res)
             self._fade_from = None
             self._hist = buf[:, n:].copy()
             return res
@@ -470,7 +475,8 @@ class FeedbackDelayNetwork:
 def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, out, res):  # pragma: no cover
     """Per-sample :class:`FeedbackDelayNetwork` block (run compiled by numba).
 
-    ``delays`` and ``fade_from`` are tuples of ints (numba then knows N when it compiles). ``buf`` ``(N, h + n)`` holds the lines' history in ``buf[:, :h]`` and receives the writes. Each frame
+    ``delays`` and ``fade_from`` are tuples of ints (numba then knows N when it compiles). ``buf``
+    ``(N, h + n)`` holds the lines' history in ``buf[:, :h]`` and receives the writes. Each frame
     reads every line at ``D_j`` (and ``D_j + 1`` for the damping taps), crossfading from the reads at
     ``fade_from`` over the first ``fade_frames`` frames; ``res[:, i] = out @ taps``; the line is written
     ``inject·in + H·(gains·taps)`` with the orthonormal Hadamard product done as an in-place fast

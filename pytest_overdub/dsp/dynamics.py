@@ -22,6 +22,11 @@ from scipy import signal
 
 from ..errors import DeviceError
 
+# The public API (and what the kernel stdlib re-exports). The ``*_samples`` loops are left out: they are
+# plain Python until a device module compiles them with numba.
+__all__ = ["db_to_gain", "gain_to_db", "release_coeff", "peak_hold_release", "PeakFollower", "RmsFollower",
+           "gain_computer", "hard_clip", "soft_clip"]
+
 DB_FLOOR = -240.0
 
 

@@ -122,7 +122,8 @@ def test_compiled_feedback_delay_equals_the_chunked_path_bit_for_bit(cross, filt
 
     def make(loop):
         sos = np.stack([rbj_biquad("lp", freq_hz=3000, sr=48000), rbj_biquad("hp", freq_hz=90, sr=48000)])
-        return FeedbackDelay(channels=2, cross=cross, loop_filter=SOSFilter(sos) if filtered else None, loop=loop)
+        filt = SOSFilter(sos) if filtered else None
+        return FeedbackDelay(channels=2, cross=cross, loop_filter=filt, loop=loop)
 
     whole = make(None).process(x, delay_frames=d, feedback=0.7)
     fd = make(loop)
@@ -152,5 +153,6 @@ def test_compiled_fdn_equals_the_matrix_path_with_damping_and_a_length_change():
 
 def test_stereo_line_refuses_other_shapes():
     with pytest.raises(ValueError, match="2 channels and 2 sections"):
-        FeedbackDelay(channels=1, loop=STEREO_LINE, loop_filter=SOSFilter(np.zeros((2, 6)) + [1, 0, 0, 1, 0, 0])
-                      ).process(np.zeros((1, 8)), delay_frames=3.0, feedback=0.5)
+        identity = SOSFilter(np.zeros((2, 6)) + [1, 0, 0, 1, 0, 0])
+        FeedbackDelay(channels=1, loop=STEREO_LINE, loop_filter=identity).process(
+            np.zeros((1, 8)), delay_frames=3.0, feedback=0.5)

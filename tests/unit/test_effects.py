@@ -76,8 +76,10 @@ def test_segments_give_the_same_samples(device_id, params):
 
 
 @pytest.mark.parametrize("device_id,params", [
-    ("core.delay", {"div": 0, "ms": 30, "feedback": 0.6, "wow": 0.5}), ("core.verb", {"size": 0.1, "decay": 0.5}),
-    ("core.comp", {"threshold": -30, "ratio": 6}), ("core.chorus", {"feedback": 0.3}),
+    ("core.delay", {"div": 0, "ms": 30, "feedback": 0.6, "wow": 0.5}),
+    ("core.verb", {"size": 0.1, "decay": 0.5}),
+    ("core.comp", {"threshold": -30, "ratio": 6}),
+    ("core.chorus", {"feedback": 0.3}),
 ])
 def test_a_long_call_is_processed_in_blocks_with_the_same_samples(device_id, params):
     """Inputs longer than BLOCK_FRAMES run block by block inside the device: exactly one long call."""
