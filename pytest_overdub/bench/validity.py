@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TaskError
+from ..song.ids import song_ids
 from ..song.model import Song, read_json
 from ..song.submission import Submission, submission_from_data
 from .model import Task
@@ -84,15 +85,7 @@ def check_near_miss(task: Task, path: Path, bench: Bench, *, trusted: bool | Non
 
 def scramble_new_ids(song: Song, *, start: Song, seed: int) -> Song:
     """Give every id the start didn't have a random name, as a studio would (seeded, for the test)."""
-    keep = set()
-    for tr in start.tracks:
-        keep.add(tr.id)
-        keep.update(i.id for i in tr.inserts)
-        for c in tr.clips:
-            keep.add(c.id)
-            keep.update(n.id for n in c.notes)
-    keep.update(i.id for i in start.master.inserts)
-    keep.update(s.id for s in start.sections)
+    keep = song_ids(start)
     rng = random.Random(seed)
 
     def fresh(ident: str, prefix: str) -> str:

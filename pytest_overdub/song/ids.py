@@ -14,7 +14,8 @@ from typing import Any
 from .model import Song
 
 
-def _ids(song: Song) -> set[str]:
+def song_ids(song: Song) -> set[str]:
+    """Every id in a song: tracks, inserts, clips, notes, master inserts, sections."""
     out: set[str] = set()
     for tr in song.tracks:
         out.add(tr.id)
@@ -44,7 +45,7 @@ class _Renamer:
 
 def stable_ids(song: Song, *, start: Song) -> Song:
     """``song`` with every id that ``start`` did not have renamed by position."""
-    name = _Renamer(_ids(start))
+    name = _Renamer(song_ids(start))
     data: dict[str, Any] = song.model_dump(mode="json", by_alias=True)
     for tr in data["tracks"]:
         tr["id"] = name(tr["id"], "t")
