@@ -473,49 +473,77 @@ class FeedbackDelayNetwork:
 
 
 def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, out, res):  # pragma: no cover
-    """Per-sample :class:`FeedbackDelayNetwork` block (run compiled by numba).
+    """The :class:`FeedbackDelayNetwork` recursion for one block (run compiled by numba).
 
     ``delays`` and ``fade_from`` are tuples of ints (numba then knows N when it compiles). ``buf``
-    ``(N, h + n)`` holds the lines' history in ``buf[:, :h]`` and receives the writes. Each frame
-    reads every line at ``D_j`` (and ``D_j + 1`` for the damping taps), crossfading from the reads at
+    ``(N, h + n)`` holds the lines' history in ``buf[:, :h]`` and receives the writes. Each frame reads
+    every line at ``D_j`` (and ``D_j + 1`` for the damping taps), crossfading from the reads at
     ``fade_from`` over the first ``fade_frames`` frames; ``res[:, i] = out @ taps``; the line is written
-    ``inject·in + H·(gains·taps)`` with the orthonormal Hadamard product done as an in-place fast
-    Walsh-Hadamard transform (Sylvester order, the same matrix as :func:`hadamard`) scaled by 1/√N.
+    ``inject·in + H·(gains·taps)`` with the orthonormal Hadamard product done as a fast Walsh-Hadamard
+    transform (Sylvester order, the same matrix as :func:`hadamard`) scaled by 1/√N.
+
+    Runs in chunks no longer than the shortest read distance, so every read in a chunk was written by an
+    earlier one, and each step is a loop over the chunk's frames (which vectorises); every frame's value
+    is computed by the same operations in the same order as a frame-by-frame loop would.
     """
     lines = len(delays)
     n = inp.shape[0]
     h = buf.shape[1] - n
     scale = 1.0 / math.sqrt(lines)
-    t = np.empty(lines)
-    for i in range(n):
-        p = h + i
+    step = n
+    for j in range(lines):
+        step = min(step, delays[j])
+        if fade_frames > 0:
+            step = min(step, fade_from[j])
+    t = np.empty((lines, max(step, 1)))
+    for s in range(0, n, step):
+        m = min(step, n - s)
         for j in range(lines):
-            q = p - delays[j]
-            a = buf[j, q]
+            row = t[j]
+            src = buf[j, h + s - delays[j] - 1:h + s - delays[j] + m]  # src[i + 1] is the tap, src[i] before it
             if damp != 0.0:
-                a = a + damp * (buf[j, q - 1] - a)
-            if i < fade_frames:
-                q = p - fade_from[j]
-                b = buf[j, q]
-                if damp != 0.0:
-                    b = b + damp * (buf[j, q - 1] - b)
-                a = b + ((i + 1) / fade_frames) * (a - b)
-            t[j] = a
+                for i in range(m):
+                    a = src[i + 1]
+                    row[i] = a + damp * (src[i] - a)
+            else:
+                row[:m] = src[1:]
+            if s < fade_frames:  # a change of line lengths: crossfade from the old read positions
+                old = buf[j, h + s - fade_from[j] - 1:h + s - fade_from[j] + m]
+                for i in range(min(m, fade_frames - s)):
+                    b = old[i + 1]
+                    if damp != 0.0:
+                        b = b + damp * (old[i] - b)
+                    row[i] = b + ((s + i + 1) / fade_frames) * (row[i] - b)
         for k in range(out.shape[0]):
-            acc = 0.0
+            dst = res[k, s:s + m]
+            for i in range(m):
+                dst[i] = 0.0
             for j in range(lines):
-                acc += out[k, j] * t[j]
-            res[k, i] = acc
+                w = out[k, j]
+                row = t[j]
+                for i in range(m):
+                    dst[i] += w * row[i]
         for j in range(lines):
-            t[j] *= gains[j]
+            g = gains[j]
+            row = t[j]
+            for i in range(m):
+                row[i] *= g
         span = 1
         while span < lines:
             for start in range(0, lines, 2 * span):
                 for j in range(start, start + span):
-                    a = t[j]
-                    b = t[j + span]
-                    t[j] = a + b
-                    t[j + span] = a - b
+                    lo = t[j]
+                    hi = t[j + span]
+                    for i in range(m):
+                        a = lo[i]
+                        b = hi[i]
+                        lo[i] = a + b
+                        hi[i] = a - b
             span *= 2
+        chunk = inp[s:s + m]
         for j in range(lines):
-            buf[j, p] = inject[j] * inp[i] + scale * t[j]
+            g = inject[j]
+            row = t[j]
+            dst = buf[j, h + s:h + s + m]
+            for i in range(m):
+                dst[i] = g * chunk[i] + scale * row[i]
