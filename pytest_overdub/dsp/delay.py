@@ -500,7 +500,8 @@ def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, o
         m = min(step, n - s)
         for j in range(lines):
             row = t[j]
-            src = buf[j, h + s - delays[j] - 1:h + s - delays[j] + m]  # src[i + 1] is the tap, src[i] before it
+            # src[i + 1] is frame i's tap, src[i] the frame before it (the damping tap)
+            src = buf[j, h + s - delays[j] - 1:h + s - delays[j] + m]
             if damp != 0.0:
                 for i in range(m):
                     a = src[i + 1]
