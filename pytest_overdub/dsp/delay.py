@@ -150,14 +150,21 @@ def comb_samples(buf, x, g, late_w, now_w, y):  # pragma: no cover - run compile
     """Per-sample comb: ``v[i] = buf[c, D + i] = x[c, i] + g·buf[c, i]`` where ``buf`` is
     ``(channels, D + n)`` holding the last D values of v in ``buf[:, :D]`` (the :class:`FeedbackComb`
     recursion, in place), and ``y[c, i] = late_w·v[i - D] + now_w·v[i]`` (comb: 0, 1; Schroeder
-    allpass: 1, -g)."""
+    allpass: 1, -g). Chunks of D frames read only what earlier chunks wrote, so the loop inside one
+    vectorises."""
     n_ch, n = x.shape
     d = buf.shape[1] - n
     for c in range(n_ch):
-        for i in range(n):
-            v = x[c, i] + g * buf[c, i]
-            buf[c, d + i] = v
-            y[c, i] = late_w * buf[c, i] + now_w * v
+        for s in range(0, n, d):
+            m = min(d, n - s)
+            late = buf[c, s:s + m]
+            now = buf[c, d + s:d + s + m]
+            src = x[c, s:s + m]
+            dst = y[c, s:s + m]
+            for i in range(m):
+                v = src[i] + g * late[i]
+                now[i] = v
+                dst[i] = late_w * late[i] + now_w * v
 
 
 def read_fractional(buf: np.ndarray, base: np.ndarray, delay_frames: np.ndarray) -> np.ndarray:
