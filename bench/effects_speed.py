@@ -2,7 +2,11 @@
 
 Run: ``python3 bench/effects_speed.py``. Prints seconds for each of our devices, the chain total, and,
 where ``pedalboard`` is importable (it is not a dependency of this project), the same chain in
-pedalboard and the ratio ours/pedalboard (target <= 2.0). Best of ``REPEATS`` runs each.
+pedalboard and the ratio ours/pedalboard (target <= 2.0). Best of ``REPEATS`` runs each ("warm").
+
+"cold" is the first run in this process: it also pays for importing the device modules, numba, and
+loading their compiled loops from numba's cache (``__pycache__``). To include the compile itself, point
+numba at an empty cache: ``NUMBA_CACHE_DIR=$(mktemp -d) python3 bench/effects_speed.py``.
 """
 
 from __future__ import annotations
@@ -72,10 +76,12 @@ def run_pedalboard(x: np.ndarray) -> float | None:
 
 def main() -> None:
     x = test_signal()
+    cold = run_ours(x)
     ours = min((run_ours(x) for _ in range(REPEATS)), key=lambda r: r[0])
-    print(f"{SECONDS} s stereo at {SR} Hz, best of {REPEATS}")
+    print(f"{SECONDS} s stereo at {SR} Hz; cold = first run in this process, warm = best of {REPEATS}")
     for device_id, secs in ours[1].items():
-        print(f"  {device_id:14s} {secs:7.3f} s")
+        print(f"  {device_id:14s} cold {cold[1][device_id]:7.3f} s   warm {secs:7.3f} s")
+    print(f"ours cold (imports, numba cache load or compile, first run): {cold[0]:.3f} s")
     print(f"ours (hp -> comp -> delay -> verb -> limiter): {ours[0]:.3f} s, {SECONDS / ours[0]:.0f}x real time")
     times = [run_pedalboard(x) for _ in range(REPEATS)]
     if times[0] is None:

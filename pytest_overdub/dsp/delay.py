@@ -445,10 +445,8 @@ class FeedbackDelayNetwork:
             buf[:, :h] = self._hist
             res = np.empty((self.out.shape[0], n))
             fade_frames = 0 if fade is None else min(step, n)
-            # line lengths as tuples: their length is then a compile-time constant (unrolled loops)
-            lengths = tuple(int(v) for v in d)
-            old = lengths if fade is None else tuple(int(v) for v in fade)
-            self.loop(buf, inp, lengths, old, fade_frames, self._gains, self.inject, self.damp, self.out, res)
+            self.loop(buf, inp, d, d if fade is None else fade, fade_frames, self._gains, self.inject, self.damp,
+                      self.out, res)
             self._fade_from = None
             self._hist = buf[:, n:].copy()
             return res
@@ -482,8 +480,7 @@ class FeedbackDelayNetwork:
 def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, out, res):  # pragma: no cover
     """The :class:`FeedbackDelayNetwork` recursion for one block (run compiled by numba).
 
-    ``delays`` and ``fade_from`` are tuples of ints (numba then knows N when it compiles). ``buf``
-    ``(N, h + n)`` holds the lines' history in ``buf[:, :h]`` and receives the writes. Each frame reads
+    ``delays`` and ``fade_from`` are integer arrays. ``buf`` ``(N, h + n)`` holds the lines' history in ``buf[:, :h]`` and receives the writes. Each frame reads
     every line at ``D_j`` (and ``D_j + 1`` for the damping taps), crossfading from the reads at
     ``fade_from`` over the first ``fade_frames`` frames; ``res[:, i] = out @ taps``; the line is written
     ``inject·in + H·(gains·taps)`` with the orthonormal Hadamard product done as a fast Walsh-Hadamard
@@ -514,7 +511,8 @@ def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, o
                     a = src[i + 1]
                     row[i] = a + damp * (src[i] - a)
             else:
-                row[:m] = src[1:]
+                for i in range(m):  # (a loop: a slice assignment here costs seconds of compile)
+                    row[i] = src[i + 1]
             if s < fade_frames:  # a change of line lengths: crossfade from the old read positions
                 old = buf[j, h + s - fade_from[j] - 1:h + s - fade_from[j] + m]
                 for i in range(min(m, fade_frames - s)):
