@@ -373,8 +373,8 @@ class FeedbackDelayNetwork:
     ``b`` the injection vector (default all 1/√N).
     :meth:`process` takes a mono ``(n,)`` input and returns ``out @ F(v)`` (``out``: (K, N), default the
     identity, so ``(N, n)``). Processed in chunks no longer than the shortest line (exact, vectorised per
-    chunk) inside outer blocks that bound memory; or, given ``loop`` (a compiled :func:`fdn_samples`),
-    sample by sample with the Hadamard product as a fast Walsh-Hadamard transform.
+    chunk) inside outer blocks that bound memory; or, given ``loop`` (a compiled :func:`fdn_samples`), the
+    same chunks without Python overhead and the Hadamard product as a fast Walsh-Hadamard transform.
 
     >>> fdn = FeedbackDelayNetwork(delays_frames=[101, 143, 165, 177], rt60_s=1.0, sr=48000)
     >>> fdn.process(np.eye(1, 512)[0]).shape
@@ -445,8 +445,8 @@ class FeedbackDelayNetwork:
             buf[:, :h] = self._hist
             res = np.empty((self.out.shape[0], n))
             fade_frames = 0 if fade is None else min(step, n)
-            self.loop(buf, inp, d, d if fade is None else fade, fade_frames, self._gains, self.inject, self.damp,
-                      self.out, res)
+            old = d if fade is None else fade
+            self.loop(buf, inp, d, old, fade_frames, self._gains, self.inject, self.damp, self.out, res)
             self._fade_from = None
             self._hist = buf[:, n:].copy()
             return res
@@ -480,8 +480,8 @@ class FeedbackDelayNetwork:
 def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, out, res):  # pragma: no cover
     """The :class:`FeedbackDelayNetwork` recursion for one block (run compiled by numba).
 
-    ``delays`` and ``fade_from`` are integer arrays. ``buf`` ``(N, h + n)`` holds the lines' history in ``buf[:, :h]`` and receives the writes. Each frame reads
-    every line at ``D_j`` (and ``D_j + 1`` for the damping taps), crossfading from the reads at
+    ``delays`` and ``fade_from`` are integer arrays. ``buf`` ``(N, h + n)`` holds the lines' history in
+    ``buf[:, :h]`` and receives the writes. Each frame reads every line at ``D_j`` (and ``D_j + 1`` for the damping taps), crossfading from the reads at
     ``fade_from`` over the first ``fade_frames`` frames; ``res[:, i] = out @ taps``; the line is written
     ``inject·in + H·(gains·taps)`` with the orthonormal Hadamard product done as a fast Walsh-Hadamard
     transform (Sylvester order, the same matrix as :func:`hadamard`) scaled by 1/√N.
