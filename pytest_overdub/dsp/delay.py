@@ -481,8 +481,9 @@ def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, o
     """The :class:`FeedbackDelayNetwork` recursion for one block (run compiled by numba).
 
     ``delays`` and ``fade_from`` are integer arrays. ``buf`` ``(N, h + n)`` holds the lines' history in
-    ``buf[:, :h]`` and receives the writes. Each frame reads every line at ``D_j`` (and ``D_j + 1`` for the damping taps), crossfading from the reads at
-    ``fade_from`` over the first ``fade_frames`` frames; ``res[:, i] = out @ taps``; the line is written
+    ``buf[:, :h]`` and receives the writes. Each frame reads every line at ``D_j`` (and ``D_j + 1`` for
+    the damping taps), crossfading from the reads at ``fade_from`` over the first ``fade_frames`` frames;
+    ``res[:, i] = out @ taps``; the line is written
     ``inject·in + H·(gains·taps)`` with the orthonormal Hadamard product done as a fast Walsh-Hadamard
     transform (Sylvester order, the same matrix as :func:`hadamard`) scaled by 1/√N.
 
