@@ -62,12 +62,14 @@ def score_main(argv: list[str]) -> int:
     parser.add_argument("--trust-kernels", action="store_true",
                         help="run song-defined devices in-process instead of the sandbox")
     args = parser.parse_args(argv)
+    from ..song.submission import load_submission
     from .report import result_to_dict
-    from .tasks import score_path
+    from .tasks import score_task
 
     bench = _bench(args.bench)
-    result = score_path(bench.task(args.task), args.submission, bench=bench,
-                        trusted=True if args.trust_kernels else None)
+    task = bench.task(args.task)
+    submission = load_submission(args.submission)  # a file that cannot be read is an error (exit 2)
+    result = score_task(task, submission, bench=bench, trusted=True if args.trust_kernels else None)
     if args.json:
         print(json.dumps(result_to_dict(result), indent=2))
     else:

@@ -125,7 +125,9 @@ def _failed(task: Task, message: str, **kw: Any) -> TaskResult:
                     target=tuple(c.target), soft=c.soft, weight=None if c.gate else c.effective_weight,
                     gate=c.gate, score=0.0, error=message)
         for c in task.checks
-    )
+    ) + (CheckResult(id="clean", label="renders clean (no NaN, no failed or faulting device)", kind="clean",
+                     value=float("nan"), unit="problems", target=(0.0, 0.0), soft=None, weight=None, gate=True,
+                     score=0.0, error=message),)
     return TaskResult(task=task.id, title=task.title, score=0.0, checks=checks, error=message,
                       bench_version=BENCH_VERSION, grader_hash=grader_hash(task), **kw)
 

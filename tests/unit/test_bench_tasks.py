@@ -78,6 +78,14 @@ def test_an_op_on_a_track_that_does_not_exist_is_a_failed_submission():
     r = score_task(TASK, submission_from_data(bad), bench=BENCH)
     assert r.score == 0.0 and "Nobody" in r.error and "submission refused" in r.error
     assert all(c.score == 0.0 and "Nobody" in c.error for c in r.checks)
+    assert r.check("clean").gate  # the house gate is there too, failed, so every item can report it
+
+
+def test_overdub_score_refuses_an_unreadable_submission_with_exit_2(tmp_path, capsys):
+    from pytest_overdub.cli import main
+
+    assert main(["score", "write-bassline", str(tmp_path / "nope.json")]) == 2
+    assert "no such file" in capsys.readouterr().err
 
 
 def test_a_missing_or_malformed_file_is_a_failed_result_not_a_raise(tmp_path):
