@@ -1,0 +1,55 @@
+"""The sandbox song-defined kernels run in (SPEC section 10, DESIGN.md "The sandbox").
+
+Shape: a **fork server**. The first sandboxed device starts one warm server process (a fresh
+``python -c``, never a fork of the scorer, which may hold threads) that imports numpy, scipy and the dsp
+stdlib and then waits. Each device built for a track gets its own **child**, forked from the server;
+the child lives while the device object lives (its kernel keeps ``ctx.state`` between calls) and talks
+to the scorer over its own Unix socket. Before it reads any kernel source the child applies, in order:
+
+1. fd hygiene: every descriptor but its socket closed, stdin/stdout/stderr on ``/dev/null``;
+2. ``rlimit``: CPU seconds, address space, file size 0, open files, processes, no core dumps;
+3. ``netns``: a new, empty network namespace (no interfaces, not even loopback);
+4. ``no_new_privs``;
+5. ``landlock``: read-only access beneath the Python install and the package (no writes anywhere, no
+   exec, no TCP bind/connect, and, from ABI 6, no signals or abstract sockets outside the sandbox);
+6. ``uid``: drops to ``nobody`` when running as root (all capabilities go with it);
+7. ``seccomp``: a BPF filter that **kills** the child on execve, fork/clone (threads too), socket,
+   connect/bind/listen/accept, ptrace, process_vm_*, kill/tkill/tgkill of any other pid, SysV IPC,
+   io_uring, mount/namespace calls, and any open/openat with a write, create or truncate flag.
+
+A layer that is unavailable here (not root, old kernel, another architecture) is skipped; the child
+reports ``layers`` (what is active) and ``missing`` (what is not, and why) and the device exposes them.
+Audit hooks are *not* a boundary (numpy can write raw memory); the child uses one only to send a note
+("the kernel called os.system") before a forbidden call, so the fault message can say what was tried.
+
+Audio crosses once per call. Input: the scorer copies it into a ``memfd`` pool it keeps mapped (pages
+allocated once, not per call; spares map it before they are needed) and passes the fd over the socket;
+the kernel reads it in place, and if it keeps a view of its input in ``ctx.state`` those pages are made
+private before the pool is reused. Output: the scorer copies it straight out of the child's memory with
+``process_vm_readv`` (one copy into the scorer's own memory, which the child can never touch again), or,
+where that is not permitted, through the pool. The scorer enforces a wall-clock timeout and checks the
+output's shape and finiteness itself; everything the child reports is treated as untrusted.
+
+Speed: each child is forked ahead of need, hardened and warmed (a pre-faulted heap, the build and call
+paths run once) at nice 19 while the previous device renders, so a device costs the scorer one hand-over,
+the kernel's build, and two copies of its audio.
+
+Faults are :class:`~pytest_overdub.errors.KernelError` with a reason: the kernel's traceback, "CPU time
+limit of 2 s exceeded", "wall-clock timeout of 3 s", "stopped by the sandbox: forbidden system call
+(the kernel called os.system)", ...
+
+Layout: :mod:`.limits` (SandboxLimits), :mod:`.layers` (fd hygiene and layers 2-6, applied in order by
+``harden``), :mod:`.seccomp` (the BPF filter, layer 7), :mod:`.audit` (the notes hook), :mod:`.framing`
+(socket messages), :mod:`.transport` (the memfd pool and ``process_vm_readv``), :mod:`.child` (the
+child's loop), :mod:`.server` (the fork server's process), :mod:`.handle` (the scorer's handle on it)
+and :mod:`.client` (:class:`SandboxedKernel`, what :mod:`..kernels` calls).
+"""
+
+from __future__ import annotations
+
+from .client import SandboxedKernel, probe_layers
+from .handle import ForkServer, fork_server, shutdown
+from .limits import DEFAULT_LIMITS, SandboxLimits
+
+__all__ = ["SandboxLimits", "DEFAULT_LIMITS", "SandboxedKernel", "ForkServer", "fork_server", "shutdown",
+           "probe_layers"]

@@ -1,0 +1,174 @@
+"""A sandbox child: forked from the fork server, it hardens itself, waits as a warm spare, then serves
+one device (``build``, then ``process``/``render`` calls) for the scorer over its own socket.
+
+Speed: the child is forked ahead of need, hardened and warmed (a pre-faulted heap, the transfer pool
+mapped, the build and call paths run once) at nice 19 while the previous device renders, so a device
+costs the scorer one hand-over, the kernel's build, and two copies of its audio.
+
+Everything the child sends is untrusted by the scorer; it reports ``cpu_ms`` (its CPU time since the
+hand-over) and ``timing_ms`` (pool + input copy, kernel, output write) as diagnostics only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+
+from .audit import install_audit_notes
+from .framing import recv, send
+from .layers import harden
+from .libc import libc
+from .limits import SandboxLimits
+from .transport import VM_PROBE, child_pool, make_private
+
+#: Heap a child pre-faults while it waits as a spare (glibc keeps it: see :func:`_warm_heap`).
+WARM_HEAP_MB = 32
+_CPU0: list = [0.0]
+#: The last output, kept alive until the next message so the scorer can read it (``"out": "vm"``).
+_KEEP: list = [None]
+_WARM_KERNEL = {"id": "sandbox.warm-up", "kind": "effect", "version": 1, "params": [], "kernel":
+                "def process(x, params, ctx):\n    return np.concatenate([x[:, :1], x[:, 1:]], axis=1)\n"}
+
+
+def child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None = None, *,
+               low_priority: bool = False) -> None:
+    """A child: harden first, then wait (as a warm spare) for the scorer's socket, then serve it.
+
+    While it waits it also does the per-process work that would otherwise land on the first call:
+    a pre-faulted malloc heap and the scorer's transfer pool mapped. A spare forked ahead of need does
+    this at nice 19 (so it never slows the kernel running meanwhile); the server restores its priority
+    when it hands it a device."""
+    if low_priority:
+        os.nice(19)
+    _warm_heap(WARM_HEAP_MB)
+    layers, missing = harden(spare.fileno(), limits, keep=(pool["fd"],) if pool else ())
+    from .. import kernels  # imported by the server before the fork: no file access here
+
+    if pool:
+        try:
+            child_pool(pool, [pool["fd"]])
+        except (OSError, ValueError):
+            pass
+        os.close(pool["fd"])
+    _warm_paths(kernels)
+
+    try:
+        _msg, fds = recv(spare)
+    except (EOFError, OSError):
+        return
+    spare.close()
+    _CPU0[0] = _cpu_ms()
+    chan = socket.socket(fileno=fds[0])
+    install_audit_notes(chan)
+    import numpy as np
+
+    probe = np.frombuffer(VM_PROBE, dtype=np.uint8).copy()
+    send(chan, {"ready": True, "pid": os.getpid(), "layers": layers, "missing": missing,
+                "probe": probe.ctypes.data})
+    runtime = None
+    while True:
+        try:
+            msg, fds = recv(chan)
+        except (EOFError, OSError):
+            return
+        try:
+            if msg["op"] == "build":
+                d = kernels.validate_definition(msg["defn"])
+                runtime = kernels.KernelRuntime(d, sr=msg["sr"], tempo_bpm=msg["tempo_bpm"], seed=msg["seed"])
+                send(chan, {"ok": True, "tail_s": runtime.tail_s, "latency_frames": runtime.latency_frames,
+                            "cpu_ms": _cpu_ms() - _CPU0[0]})
+            else:
+                _child_call(chan, runtime, msg, fds)
+        except kernels.KernelError as e:
+            send(chan, {"ok": False, "error": str(e), "reason": getattr(e, "reason", str(e))})
+        except Exception as e:  # noqa: BLE001 - the host side of the child failed (e.g. a limit hit)
+            why = f"the sandbox child failed: {type(e).__name__}: {e}"
+            send(chan, {"ok": False, "error": why, "reason": why})
+        finally:
+            for fd in fds:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+
+def _warm_heap(mb: int) -> None:
+    """Make large numpy temporaries come from a heap that is already faulted in: raise glibc's mmap and
+    trim thresholds (so freed blocks stay in the heap), then touch ``mb`` MB once and free it. A fresh
+    process otherwise pays a page fault per 4 KB on every new array."""
+    try:
+        mallopt = libc.mallopt
+    except AttributeError:
+        return
+    import numpy as np
+
+    mallopt(-3, 32 * 1024 * 1024)  # M_MMAP_THRESHOLD (the largest glibc allows on 64-bit)
+    mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+    blocks = [np.ones(16 * 1024 * 1024 // 8) for _ in range(max(0, mb // 16))]
+    del blocks
+
+
+def _child_call(chan, runtime, msg: dict, fds: list[int]) -> None:
+    import numpy as np
+
+    from ..kernels import Notes, check_output
+
+    t0 = time.perf_counter()
+    mm = child_pool(msg, fds)
+    n = msg["n"]
+    whole = None
+    if msg["op"] == "process":
+        # The kernel reads its input straight from the pool; if it keeps a view of it (in ctx.state),
+        # that stretch of memory is made private below, before the scorer reuses the pool.
+        whole = np.frombuffer(mm, dtype=np.float64, count=2 * n)
+        params = dict(msg["params"])
+        for key, off in msg["arrays"].items():
+            params[key] = np.frombuffer(mm, dtype=np.float64, count=n, offset=off).copy()
+        t1 = time.perf_counter()
+        y = runtime.process(whole.reshape(2, n), params)
+    else:
+        t1 = time.perf_counter()
+        y = runtime.render(Notes(msg["notes"]), msg["params"], n)
+    t2 = time.perf_counter()
+    y = check_output(runtime.defn, y, n, check_finite=False)
+    reply: dict = {"ok": True}
+    if msg["out"] == "vm":  # the scorer reads y from this process's memory (one copy, into its own)
+        if whole is not None and np.may_share_memory(y, whole):
+            y = y.copy()
+        _KEEP[0] = y = np.ascontiguousarray(y)
+        reply["addr"] = y.ctypes.data
+    else:
+        out = np.frombuffer(mm, dtype=np.float64, count=2 * n, offset=msg["out"]).reshape(2, n)
+        out[...] = y
+        del out
+    del y
+    if whole is not None and sys.getrefcount(whole) > 2:  # ours + getrefcount's argument
+        make_private(whole)
+    t3 = time.perf_counter()
+    reply["cpu_ms"] = _cpu_ms() - _CPU0[0]
+    reply["timing_ms"] = [round(1e3 * (t1 - t0), 2), round(1e3 * (t2 - t1), 2), round(1e3 * (t3 - t2), 2)]
+    send(chan, reply)
+
+
+def _cpu_ms() -> float:
+    """This process's CPU time (user + system) in ms; a device's cost is counted from its hand-over."""
+    t = os.times()
+    return 1e3 * (t.user + t.system)
+
+
+def _warm_paths(kernels) -> None:
+    """Run a trivial kernel through the build and call paths once, so the copy-on-write faults of the
+    pages those paths touch are taken now (at the spare's low priority), not on the first real call."""
+    import numpy as np
+
+    try:
+        runtime = kernels.KernelRuntime(kernels.validate_definition(_WARM_KERNEL), sr=48000,
+                                        tempo_bpm=120.0, seed=0)
+        y = runtime.process(np.zeros((2, 4096)), {})
+        kernels.check_output(runtime.defn, y, 4096)
+        json.loads(json.dumps({"ok": True, "timing_ms": [0.0]}))
+    except Exception:  # noqa: BLE001 - warming is an optimisation only
+        pass

@@ -1,0 +1,139 @@
+"""The scorer's handle on the warm fork server (:mod:`.server`): starting it, its requests, and the
+transfer pool (:mod:`.transport`) it shares with the children.
+
+One server per scorer process, started on first use by :func:`fork_server` (and again if it died);
+:func:`shutdown` stops it at exit, and its children die with it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import mmap
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest_overdub
+
+from ...errors import KernelError
+from .framing import recv, send
+from .transport import POOL_MAX_BYTES
+
+
+class ForkServer:
+    """The scorer's handle on the warm server process; one per scorer process (:func:`fork_server`)."""
+
+    def __init__(self):
+        self.owner = os.getpid()
+        self.lock = threading.Lock()
+        self.pool_lock = threading.RLock()
+        self._pool = None
+        self._generation = 0
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(pytest_overdub.__file__)))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([pkg_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+            env[var] = "1"
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        code = f"from pytest_overdub.render.sandbox.server import serve; serve({theirs.fileno()})"
+        t0 = time.perf_counter()
+        self.proc = subprocess.Popen([sys.executable, "-c", code],
+                                     pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                                     cwd="/")
+        theirs.close()
+        self.sock = ours
+        try:
+            msg, _ = recv(ours, time.monotonic() + 120.0)
+        except (EOFError, TimeoutError, OSError) as e:
+            self.close()
+            raise KernelError(f"the kernel sandbox could not start ({type(e).__name__}); "
+                              f"set OVERDUB_TRUST_KERNELS=1 to run your own kernels in-process") from None
+        self.pid = msg["pid"]
+        self.start_s = time.perf_counter() - t0
+
+    def request(self, msg: dict, fds: tuple[int, ...] = (), timeout_s: float = 30.0) -> dict:
+        with self.lock:
+            try:
+                send(self.sock, msg, fds)
+                reply, _ = recv(self.sock, time.monotonic() + timeout_s)
+                return reply
+            except (EOFError, TimeoutError, OSError) as e:
+                self.close()
+                raise KernelError(f"the kernel sandbox server stopped responding ({type(e).__name__})") from None
+
+    @contextlib.contextmanager
+    def pool(self, size: int):
+        """The transfer pool: one memfd kept mapped (its pages stay allocated, so no page faults per
+        call), grown on demand; a transfer above :data:`POOL_MAX_BYTES` gets a one-off memfd instead.
+        Yields ``(key, fd, mmap)``; calls hold :attr:`pool_lock`, so one transfer at a time."""
+        with self.pool_lock:
+            if size > POOL_MAX_BYTES:
+                fd = os.memfd_create("overdub-kernel-once", os.MFD_CLOEXEC)
+                os.ftruncate(fd, size)
+                mm = mmap.mmap(fd, size)
+                try:
+                    yield f"once-{id(mm)}-{time.monotonic_ns()}", fd, mm
+                finally:
+                    mm.close()
+                    os.close(fd)
+                return
+            if self._pool is None or len(self._pool[2]) < size:
+                self._drop_pool()
+                grown = max(size, 2 * len(self._pool[2]) if self._pool else 0, 1 << 20)
+                grown = min(max(grown, size), POOL_MAX_BYTES)
+                fd = os.memfd_create("overdub-kernel-pool", os.MFD_CLOEXEC)
+                os.ftruncate(fd, grown)
+                self._generation += 1
+                self._pool = (f"{os.getpid()}-{self._generation}", fd, mmap.mmap(fd, grown))
+                self.request({"op": "pool", "pool": self._pool[0], "size": grown}, (fd,))
+            yield self._pool
+
+    def _drop_pool(self) -> None:
+        if self._pool is not None:
+            _key, fd, mm = self._pool
+            self._pool = None
+            mm.close()
+            os.close(fd)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None and self.owner == os.getpid()
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+            self._drop_pool()
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+
+
+_SERVER: ForkServer | None = None
+_SERVER_LOCK = threading.Lock()
+
+
+def fork_server() -> ForkServer:
+    """The process's warm fork server, started on first use (and again if it died)."""
+    global _SERVER
+    with _SERVER_LOCK:
+        if _SERVER is None or not _SERVER.alive():
+            _SERVER = ForkServer()
+        return _SERVER
+
+
+def shutdown() -> None:
+    """Stop the fork server (its children die with it). Registered at exit."""
+    global _SERVER
+    with _SERVER_LOCK:
+        if _SERVER is not None and _SERVER.owner == os.getpid():
+            _SERVER.close()
+        _SERVER = None
+
+
+atexit.register(shutdown)

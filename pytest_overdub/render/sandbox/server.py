@@ -1,0 +1,164 @@
+"""The warm fork server: its own process (a fresh ``python -c``, never a fork of the scorer, which may
+hold threads) that imports numpy, scipy and the dsp stdlib once and then forks one sandbox child per
+device on request.
+
+It answers the scorer's requests on its control socket (:class:`.handle.ForkServer` is the other end):
+``spawn`` hands the scorer's socket to a warm spare (or a fresh child if the limits differ) and forks the
+next spare; ``end`` kills a child, or waits for it to exit, and reports how it ended; ``pool`` records
+the scorer's transfer pool so spares map it before they are needed. It dies with the scorer
+(``PR_SET_PDEATHSIG``) and its children die with it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import time
+
+from .child import child_main
+from .framing import recv, send
+from .libc import PR_SET_PDEATHSIG, prctl
+from .limits import SandboxLimits
+
+_PREIMPORT = ("numpy", "numpy.fft", "numpy.random", "numpy.linalg", "numpy.polynomial", "scipy",
+              "scipy.signal", "scipy.fft", "scipy.special", "scipy.interpolate", "scipy.ndimage",
+              "math", "cmath", "random", "itertools", "functools", "collections", "dataclasses",
+              "statistics", "fractions", "bisect", "heapq", "json", "traceback", "linecache",
+              "typing", "time", "os", "subprocess", "socket", "ctypes", "tempfile", "shutil",
+              "resource", "encodings.idna", "pytest_overdub.render.kernels", "pytest_overdub.dsp.stdlib")
+
+
+def serve(fd: int) -> None:
+    """The fork server's main loop (runs in its own process)."""
+    from importlib import import_module
+
+    ctrl = socket.socket(fileno=fd)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    for name in _PREIMPORT:
+        try:
+            import_module(name)
+        except ImportError:
+            pass
+    from ...dsp.stdlib import stdlib
+
+    stdlib()
+    statuses: dict[int, dict] = {}
+    spare: tuple[int, socket.socket, SandboxLimits] | None = None
+    send(ctrl, {"ready": True, "pid": os.getpid()})
+    while True:
+        try:
+            msg, fds = recv(ctrl)
+        except (EOFError, OSError):
+            os._exit(0)
+        _reap(statuses)
+        if msg["op"] == "spawn":
+            limits = SandboxLimits(**msg["limits"])
+            pid, spare = _hand_over(ctrl, spare, limits, fds[0])
+            for f in fds:
+                os.close(f)
+            send(ctrl, {"pid": pid})
+            if spare is None:  # the next device finds a hardened child waiting
+                spare = _fork_child(ctrl, limits, low_priority=True)
+        elif msg["op"] == "end":
+            send(ctrl, _end_child(msg["pid"], statuses, kill=msg["kill"], grace_s=msg.get("grace_s", 1.0)))
+        elif msg["op"] == "pool":  # the scorer's transfer pool, mapped by spares before they are needed
+            if _POOL.get("fd") is not None:
+                os.close(_POOL["fd"])
+            _POOL.update(fd=fds[0], pool=msg["pool"], size=msg["size"])
+            send(ctrl, {"ok": True})
+
+
+_POOL: dict = {}
+
+
+def _fork_child(ctrl: socket.socket, limits: SandboxLimits, *,
+                low_priority: bool = False) -> tuple[int, socket.socket, SandboxLimits]:
+    """Fork a child that hardens itself and waits for its scorer socket; returns (pid, socket, limits)."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            ctrl.close()
+            ours.close()
+            child_main(theirs, limits, dict(_POOL) if _POOL.get("fd") is not None else None,
+                       low_priority=low_priority)
+        except BaseException:  # noqa: BLE001 - the child never returns into the server
+            code = 70
+        os._exit(code)
+    theirs.close()
+    return pid, ours, limits
+
+
+def _hand_over(ctrl, spare, limits: SandboxLimits, chan_fd: int):
+    """Give ``chan_fd`` to the warm spare when its limits match (else to a fresh child).
+    Returns (the child's pid, the spare left over or None)."""
+    if spare is not None:
+        pid, sock, spare_limits = spare
+        try:
+            if spare_limits == limits:
+                try:
+                    os.setpriority(os.PRIO_PROCESS, pid, 0)
+                except OSError:
+                    pass  # not root: the spare keeps nice 19
+                send(sock, {"go": True}, (chan_fd,))
+                return pid, None
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        finally:
+            sock.close()
+    pid, sock, _ = _fork_child(ctrl, limits)
+    try:
+        send(sock, {"go": True}, (chan_fd,))
+    finally:
+        sock.close()
+    return pid, None
+
+
+def _status(code: int) -> dict:
+    if os.WIFSIGNALED(code):
+        return {"signal": os.WTERMSIG(code)}
+    return {"exit": os.WEXITSTATUS(code)}
+
+
+def _reap(statuses: dict[int, dict]) -> None:
+    while True:
+        try:
+            pid, code = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        statuses[pid] = _status(code)
+        if len(statuses) > 256:
+            statuses.pop(next(iter(statuses)))
+
+
+def _end_child(pid: int, statuses: dict, *, kill: bool, grace_s: float) -> dict:
+    """Kill (or wait up to ``grace_s`` for) a child and return how it ended."""
+    if pid in statuses:
+        return statuses.pop(pid)
+    if not kill:
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline:
+            try:
+                got, code = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                return {"exit": None}
+            if got:
+                return _status(code)
+            time.sleep(0.002)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        _, code = os.waitpid(pid, 0)
+    except ChildProcessError:
+        return {"exit": None}
+    st = _status(code)
+    st["killed"] = True
+    return st
+
