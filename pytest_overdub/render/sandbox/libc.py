@@ -14,7 +14,6 @@ libc.syscall.restype = ctypes.c_long
 libc.prctl.restype = ctypes.c_int
 
 PR_SET_PDEATHSIG = 1
-PR_SET_DUMPABLE = 4
 PR_SET_SECCOMP = 22
 PR_SET_NO_NEW_PRIVS = 38
 SECCOMP_MODE_FILTER = 2

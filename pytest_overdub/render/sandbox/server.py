@@ -54,12 +54,12 @@ def serve(fd: int) -> None:
         _reap(statuses)
         if msg["op"] == "spawn":
             limits = SandboxLimits(**msg["limits"])
-            pid, spare = _hand_over(ctrl, spare, limits, fds[0])
+            pid = _hand_over(ctrl, spare, limits, fds[0])
             for f in fds:
                 os.close(f)
             send(ctrl, {"pid": pid})
-            if spare is None:  # the next device finds a hardened child waiting
-                spare = _fork_child(ctrl, limits, low_priority=True)
+            # The spare is used or gone: the next device finds a fresh hardened child waiting.
+            spare = _fork_child(ctrl, limits, low_priority=True)
         elif msg["op"] == "end":
             send(ctrl, _end_child(msg["pid"], statuses, kill=msg["kill"], grace_s=msg.get("grace_s", 1.0)))
         elif msg["op"] == "pool":  # the scorer's transfer pool, mapped by spares before they are needed
@@ -91,9 +91,9 @@ def _fork_child(ctrl: socket.socket, limits: SandboxLimits, *,
     return pid, ours, limits
 
 
-def _hand_over(ctrl, spare, limits: SandboxLimits, chan_fd: int):
-    """Give ``chan_fd`` to the warm spare when its limits match (else to a fresh child).
-    Returns (the child's pid, the spare left over or None)."""
+def _hand_over(ctrl, spare, limits: SandboxLimits, chan_fd: int) -> int:
+    """Give ``chan_fd`` to the warm spare when its limits match (else kill the spare and give it to a
+    fresh child). Returns the child's pid; the spare is spent either way."""
     if spare is not None:
         pid, sock, spare_limits = spare
         try:
@@ -103,7 +103,7 @@ def _hand_over(ctrl, spare, limits: SandboxLimits, chan_fd: int):
                 except OSError:
                     pass  # not root: the spare keeps nice 19
                 send(sock, {"go": True}, (chan_fd,))
-                return pid, None
+                return pid
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
@@ -114,7 +114,7 @@ def _hand_over(ctrl, spare, limits: SandboxLimits, chan_fd: int):
         send(sock, {"go": True}, (chan_fd,))
     finally:
         sock.close()
-    return pid, None
+    return pid
 
 
 def _status(code: int) -> dict:
