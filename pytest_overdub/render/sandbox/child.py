@@ -48,11 +48,7 @@ def child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None = 
     from .. import kernels  # imported by the server before the fork: no file access here
 
     if pool:
-        try:
-            child_pool(pool, [pool["fd"]])
-        except (OSError, ValueError):
-            pass
-        os.close(pool["fd"])
+        _map_pool(pool)
     _warm_paths(kernels)
 
     try:
@@ -65,9 +61,25 @@ def child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None = 
     install_audit_notes(chan)
     import numpy as np
 
+    # The probe's bytes stay alive (a local here) while the scorer reads them.
     probe = np.frombuffer(VM_PROBE, dtype=np.uint8).copy()
     send(chan, {"ready": True, "pid": os.getpid(), "layers": layers, "missing": missing,
                 "probe": probe.ctypes.data})
+    _serve_device(chan, kernels)
+
+
+def _map_pool(pool: dict) -> None:
+    """Map the scorer's transfer pool now (while a spare), so the first call finds it mapped."""
+    try:
+        child_pool(pool, [pool["fd"]])
+    except (OSError, ValueError):
+        pass
+    os.close(pool["fd"])
+
+
+def _serve_device(chan: socket.socket, kernels) -> None:
+    """Answer the scorer's ``build`` and call messages until it closes the socket. A kernel's fault and
+    a failure of the child's own side are both replies (``"ok": False``); the loop goes on."""
     runtime = None
     while True:
         try:
@@ -93,7 +105,6 @@ def child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None = 
                     os.close(fd)
                 except OSError:
                     pass
-
 
 def _warm_heap(mb: int) -> None:
     """Make large numpy temporaries come from a heap that is already faulted in: raise glibc's mmap and
