@@ -31,8 +31,12 @@ Conventions and the choices this module makes where the spec leaves room:
   called per *segment*: a device with automation has its track cut at every automation point and, inside
   a ramp, every :data:`SEGMENT_FRAMES` frames; each segment is processed with the param values at the
   segment's centre (a staircase approximation of the ramp, at most 8192 frames = 171 ms per step at
-  48 kHz). A device without automation is called once with the whole track. Devices carry their state
-  between calls, so cutting never changes an unautomated sound.
+  48 kHz). A device without automation is called once with the whole track, except that a chain of
+  house effects none of which is automated runs *streamed*: block by block (:data:`STREAM_BLOCK_FRAMES`,
+  cut where the devices cut their own input), each block through the whole chain before the next, into
+  one output array (cache-sized blocks, no whole-track temporary per device). Devices carry their state
+  between calls, so cutting never changes an unautomated sound; a streamed chain that faults is run
+  again unstreamed, so the fault rules below are the same.
 * **Params** of house devices are the spec's defaults overlaid with the stored values, clamped and
   snapped (:meth:`DeviceSpec.resolve`); an unknown key or a non-number is an ``error`` warning and that
   key is dropped. Song-defined devices: declared params are clamped to their declared range, undeclared
@@ -69,6 +73,9 @@ from .stems import PROCESS_CACHE, StemCache, StemWarning, stem_key
 
 #: Longest segment an automated effect is processed in while a param ramps.
 SEGMENT_FRAMES = 8192
+#: Block length of a streamed insert chain; the same as the house effects' own blocks
+#: (:data:`~pytest_overdub.devices.dynamics.BLOCK_FRAMES`), so streaming cuts where they cut.
+STREAM_BLOCK_FRAMES = 1 << 15
 #: Track or master gain at or below this is silence.
 SILENCE_DB = -120.0
 #: Soft clip: exactly linear up to -3 dBFS, a tanh knee above that approaches -0.5 dBFS.
@@ -235,6 +242,7 @@ class _Slot:
 
     build: Callable[[], Any]
     params: _Params
+    house: bool = False  # a house device (not a test override, not song-defined): may be streamed
 
 
 def _lookup(dev_id: str, role: str, ctx: _Ctx, track_id: str, raw_params, auto,
@@ -253,7 +261,7 @@ def _lookup(dev_id: str, role: str, ctx: _Ctx, track_id: str, raw_params, auto,
             warn("error", f"{dev_id} is not an {role}; bypassed")
             return None
         params = _resolve_params(_house_table(cls), raw_params, auto, warn)
-        return _Slot(lambda: cls(params=dict(params.base), **common), params)
+        return _Slot(lambda: cls(params=dict(params.base), **common), params, dev_id not in ctx.overrides)
     defn = ctx.song.devices.get(dev_id)
     if defn is None:
         warn("bypass", f"unknown device {dev_id!r}; bypassed")
@@ -327,10 +335,18 @@ def run_effect(device, x: np.ndarray, params: _Params, tl: Timeline) -> np.ndarr
 
 
 def _effect_chain(x: np.ndarray, inserts: Iterable[Insert], ctx: _Ctx, track_id: str,
-                  warnings: list[StemWarning]) -> np.ndarray:
-    for ins in inserts:
-        if not ins.on:
-            continue
+                  warnings: list[StemWarning], *, scale: np.ndarray | None = None) -> np.ndarray:
+    """``x`` through the enabled ``inserts`` in order, then times ``scale`` ((2, 1) gains, or None): a
+    fresh array. House devices without automation run streamed (:func:`_stream_chain`); any other chain,
+    or a streamed one that faults, runs device by device over the whole track."""
+    active = [ins for ins in inserts if ins.on]
+    if active and max(x.shape[1], 0) > STREAM_BLOCK_FRAMES:
+        local: list[StemWarning] = []
+        y = _stream_chain(x, active, ctx, track_id, local, scale)
+        if y is not None:
+            warnings.extend(local)
+            return y
+    for ins in active:
         where = f"insert {ins.id} {ins.device}"
         warn = _warner(warnings, where)
         slot = _lookup(ins.device, "effect", ctx, track_id, ins.params, ins.auto, warn)
@@ -348,7 +364,100 @@ def _effect_chain(x: np.ndarray, inserts: Iterable[Insert], ctx: _Ctx, track_id:
             warn("error", "produced NaN or inf; passed through")
             continue
         x = y
-    return x
+    return x * scale if scale is not None else x
+
+
+class _StreamFault(Exception):
+    """A streamed device raised, returned a wrong shape or a non-finite block: redo the chain unstreamed."""
+
+
+class _Stage:
+    """One device of a streamed chain. Its input is cut into blocks of :data:`STREAM_BLOCK_FRAMES` counted
+    from the start of its own input (the cuts a whole-track call makes inside the device), with
+    ``latency`` zeros appended at the end and the first ``latency`` output frames dropped (as
+    :func:`run_effect` does), so the samples are those of one whole-track call."""
+
+    def __init__(self, device, params: Mapping[str, float]):
+        self.device = device
+        self.params = params
+        self.latency = max(int(getattr(device, "latency_frames", 0) or 0), 0)
+        self.skip = self.latency
+        self.pending: np.ndarray | None = None
+
+    def feed(self, x: np.ndarray, *, final: bool) -> list[np.ndarray]:
+        parts = [a for a in (self.pending, x) if a is not None and a.shape[1]]
+        if final and self.latency:
+            parts.append(np.zeros((x.shape[0], self.latency)))
+        buf = parts[0] if len(parts) == 1 else (np.concatenate(parts, axis=1) if parts else x[:, :0])
+        n, pos, out = buf.shape[1], 0, []
+        while n - pos >= STREAM_BLOCK_FRAMES or (final and pos < n):
+            e = min(n, pos + STREAM_BLOCK_FRAMES)
+            block = buf[:, pos:e].view()
+            block.setflags(write=False)
+            try:
+                y = _checked(self.device.process(block, self.params), e - pos, "process")
+            except Exception as exc:
+                raise _StreamFault from exc
+            if not np.isfinite(y).all():
+                raise _StreamFault
+            if self.skip:
+                cut = min(self.skip, y.shape[1])
+                y, self.skip = y[:, cut:], self.skip - cut
+            out.append(y)
+            pos = e
+        self.pending = buf[:, pos:].copy() if pos < n else None  # a copy: not a view of a device's buffer
+        return out
+
+
+def _feed_all(stage: _Stage, blocks: list[np.ndarray], *, final: bool) -> list[np.ndarray]:
+    """``blocks`` into ``stage`` in order (only the last one may end the stream); its output blocks."""
+    out: list[np.ndarray] = []
+    for i, b in enumerate(blocks):
+        out.extend(stage.feed(b, final=final and i == len(blocks) - 1))
+    return out
+
+
+def _stream_chain(x: np.ndarray, inserts: list[Insert], ctx: _Ctx, track_id: str,
+                  warnings: list[StemWarning], scale: np.ndarray | None) -> np.ndarray | None:
+    """The chain run block by block, each block through every device before the next (state carried),
+    written into one output array: the blocks stay in cache and no device allocates a whole track.
+    Every house device gives the samples of one whole-track call this way (block-size invariance, and
+    the blocks are cut where the device would cut them itself). None when the chain cannot be streamed
+    (automation, a device that is not a house device) or a device faulted; nothing is kept then."""
+    stages: list[_Stage] = []
+    try:
+        for ins in inserts:
+            warn = _warner(warnings, f"insert {ins.id} {ins.device}")
+            slot = _lookup(ins.device, "effect", ctx, track_id, ins.params, ins.auto, warn)
+            if slot is None:
+                continue
+            if not slot.house or slot.params.auto:
+                return None
+            device = _try_build(slot, warn)
+            if device is None:
+                return None
+            stages.append(_Stage(device, slot.params.base))
+        n = x.shape[1]
+        out = np.empty((2, n))
+        done = 0
+        for a in range(0, n, STREAM_BLOCK_FRAMES):
+            final = a + STREAM_BLOCK_FRAMES >= n
+            blocks = [x[:, a:a + STREAM_BLOCK_FRAMES]]
+            for stage in stages:
+                blocks = _feed_all(stage, blocks or [x[:, :0]], final=final)
+            for y in blocks:
+                dst = out[:, done:done + y.shape[1]]
+                if scale is None:
+                    dst[...] = y
+                else:
+                    np.multiply(y, scale, out=dst)
+                done += y.shape[1]
+        return out if done == n else None
+    except _StreamFault:
+        return None
+    finally:
+        for stage in stages:
+            _close(stage.device)
 
 
 def _close(device) -> None:
@@ -485,10 +594,10 @@ def render_stem(track: Track, ctx: _Ctx) -> tuple[np.ndarray, tuple[StemWarning,
     audio = _audio_source(track, ctx, warnings)
     if audio is not None:
         x = x + audio
-    x = _effect_chain(x, track.inserts, ctx, track.id, warnings)
     g = db_to_gain(track.gain)
     left, right = balance_gains(track.pan)
-    return x * np.array([[g * left], [g * right]]), tuple(warnings)
+    scale = np.array([[g * left], [g * right]])
+    return _effect_chain(x, track.inserts, ctx, track.id, warnings, scale=scale), tuple(warnings)
 
 
 def heard_tracks(song: Song, tracks: Iterable[str] | None) -> list[tuple[int, Track]]:

@@ -365,6 +365,49 @@ def test_ramp_segments_use_the_centre_value_and_later_devices_run_whole():
     assert np.diff(steps).max() <= 8192
 
 
+# --- streamed house chains ----------------------------------------------------------------------
+
+def _house_chain_song(inserts):
+    notes = [{"p": 48 + 5 * i, "t": 0.75 * i, "d": 0.5, "v": 0.9} for i in range(8)]
+    return song(dict(track("t_a", device="core.pluck", inserts=inserts), clips=[
+        {"id": "c_a", "start": 0, "length": 8, "notes": notes}]))
+
+
+def test_streamed_house_chain_equals_whole_track_calls():
+    """House inserts run block by block through the chain; the same classes as test overrides (never
+    streamed: one whole-track call each) give the same samples, latency in mid-chain included."""
+    from pytest_overdub.devices import house_class
+    from pytest_overdub.render.engine import STREAM_BLOCK_FRAMES
+
+    ids = ("core.limiter", "core.comp", "core.delay", "core.verb")
+    s = _house_chain_song([{"device": d, "params": {"gain": 12} if d == "core.limiter" else {}}
+                           for d in ids] + [{"device": "core.nope"}])
+    streamed = render(s, sr=48000, cache=StemCache())
+    whole = render(s, sr=48000, cache=StemCache(), devices={d: house_class(d) for d in ids})
+    assert streamed.timeline.n_frames > 3 * STREAM_BLOCK_FRAMES
+    assert np.array_equal(streamed.stems["t_a"], whole.stems["t_a"])
+    assert [w.kind for w in streamed.warnings] == ["bypass"]
+
+
+def test_a_streamed_device_that_faults_is_passed_through_over_the_whole_track(monkeypatch):
+    from pytest_overdub.devices.dynamics import Compressor
+
+    s = _house_chain_song([{"device": "core.comp"}, {"device": "core.delay"}])
+    clean = render(_house_chain_song([{"device": "core.delay"}]), sr=48000, cache=StemCache())
+    calls = []
+
+    def flaky(self, x, params):  # fine on the first block, raises on the second
+        calls.append(x.shape[1])
+        if len(calls) > 1:
+            raise ValueError("boom")
+        return np.array(x)
+
+    monkeypatch.setattr(Compressor, "process", flaky)
+    r = render(s, sr=48000, cache=StemCache())
+    assert [(w.kind, "boom" in w.message) for w in r.warnings] == [("fault", True)]
+    assert np.array_equal(r.stems["t_a"], clean.stems["t_a"])
+
+
 # --- which tracks, cache ------------------------------------------------------------------------
 
 def test_mute_solo_and_named_tracks():
