@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import mmap
 import os
 import socket
 import subprocess
@@ -21,7 +20,7 @@ import pytest_overdub
 
 from ...errors import KernelError
 from .framing import recv, send
-from .transport import POOL_MAX_BYTES
+from .transport import POOL_MAX_BYTES, new_memfd
 
 
 class ForkServer:
@@ -34,17 +33,11 @@ class ForkServer:
         self._pool = None
         self._generation = 0
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(pytest_overdub.__file__)))
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([pkg_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-            env[var] = "1"
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
         code = f"from pytest_overdub.render.sandbox.server import serve; serve({theirs.fileno()})"
         t0 = time.perf_counter()
         self.proc = subprocess.Popen([sys.executable, "-c", code],
                                      pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_server_env(),
                                      cwd="/")
         theirs.close()
         self.sock = ours
@@ -65,7 +58,8 @@ class ForkServer:
                 return reply
             except (EOFError, TimeoutError, OSError) as e:
                 self.close()
-                raise KernelError(f"the kernel sandbox server stopped responding ({type(e).__name__})") from None
+                raise KernelError("the kernel sandbox server stopped responding "
+                                  f"({type(e).__name__})") from None
 
     @contextlib.contextmanager
     def pool(self, size: int):
@@ -74,9 +68,7 @@ class ForkServer:
         Yields ``(key, fd, mmap)``; calls hold :attr:`pool_lock`, so one transfer at a time."""
         with self.pool_lock:
             if size > POOL_MAX_BYTES:
-                fd = os.memfd_create("overdub-kernel-once", os.MFD_CLOEXEC)
-                os.ftruncate(fd, size)
-                mm = mmap.mmap(fd, size)
+                fd, mm = new_memfd("overdub-kernel-once", size)
                 try:
                     yield f"once-{id(mm)}-{time.monotonic_ns()}", fd, mm
                 finally:
@@ -85,12 +77,10 @@ class ForkServer:
                 return
             if self._pool is None or len(self._pool[2]) < size:
                 self._drop_pool()
-                grown = max(size, 2 * len(self._pool[2]) if self._pool else 0, 1 << 20)
-                grown = min(max(grown, size), POOL_MAX_BYTES)
-                fd = os.memfd_create("overdub-kernel-pool", os.MFD_CLOEXEC)
-                os.ftruncate(fd, grown)
+                grown = min(max(size, 1 << 20), POOL_MAX_BYTES)
+                fd, mm = new_memfd("overdub-kernel-pool", grown)
                 self._generation += 1
-                self._pool = (f"{os.getpid()}-{self._generation}", fd, mmap.mmap(fd, grown))
+                self._pool = (f"{os.getpid()}-{self._generation}", fd, mm)
                 self.request({"op": "pool", "pool": self._pool[0], "size": grown}, (fd,))
             yield self._pool
 
@@ -112,6 +102,19 @@ class ForkServer:
             if self.proc.poll() is None:
                 self.proc.kill()
             self.proc.wait()
+
+
+def _server_env() -> dict[str, str]:
+    """The server's environment: ours, with the package importable from ``/``, one BLAS/OpenMP/numba
+    thread (the children may not start threads) and no bytecode writes."""
+    pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(pytest_overdub.__file__)))
+    env = dict(os.environ)
+    theirs = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join([pkg_root] + theirs)
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        env[var] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
 
 
 _SERVER: ForkServer | None = None

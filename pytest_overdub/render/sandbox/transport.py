@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import mmap
+import os
 from typing import Any
 
 from .libc import libc
@@ -22,6 +23,13 @@ from .libc import libc
 POOL_MAX_BYTES = 256 * 1024 * 1024
 #: Bytes the scorer reads once to learn whether it may read this child's memory.
 VM_PROBE = b"overdub-vm-probe"
+
+
+def new_memfd(name: str, size: int) -> tuple[int, mmap.mmap]:
+    """A fresh ``memfd`` of ``size`` bytes (close-on-exec) and a shared mapping of it."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    os.ftruncate(fd, size)
+    return fd, mmap.mmap(fd, size)
 
 
 # --------------------------------------------------------------------------------------------------
