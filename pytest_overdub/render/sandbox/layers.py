@@ -86,6 +86,21 @@ def layer_landlock() -> str:
     if abi < 1:
         e = ctypes.get_errno()
         raise OSError(e, f"Landlock unavailable: {os.strerror(e)}")
+    ruleset = _landlock_ruleset(abi)
+    try:
+        for path in _landlock_paths():
+            _landlock_allow_read(ruleset, path)
+        if libc.syscall(_LL_RESTRICT, ctypes.c_int(ruleset), 0) != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, f"landlock_restrict_self: {os.strerror(e)}")
+    finally:
+        os.close(ruleset)
+    return f"landlock(abi {abi})"
+
+
+def _landlock_ruleset(abi: int) -> int:
+    """A ruleset fd handling every access right ``abi`` knows (so all are denied but those a rule
+    grants)."""
     fs = _LL_FS_BY_ABI.get(abi, (1 << 16) - 1)
     fields = [fs]
     if abi >= 4:
@@ -97,22 +112,19 @@ def layer_landlock() -> str:
     if ruleset < 0:
         e = ctypes.get_errno()
         raise OSError(e, f"landlock_create_ruleset: {os.strerror(e)}")
+    return ruleset
+
+
+def _landlock_allow_read(ruleset: int, path: str) -> None:
+    """Add a rule to ``ruleset``: reading files and directories beneath ``path`` is allowed."""
+    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     try:
-        for path in _landlock_paths():
-            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            try:
-                rule = struct.pack("<Qi", _LL_READ, fd)  # landlock_path_beneath_attr, packed
-                if libc.syscall(_LL_ADD_RULE, ctypes.c_int(ruleset), 1, ctypes.c_char_p(rule), 0) != 0:
-                    e = ctypes.get_errno()
-                    raise OSError(e, f"landlock_add_rule({path}): {os.strerror(e)}")
-            finally:
-                os.close(fd)
-        if libc.syscall(_LL_RESTRICT, ctypes.c_int(ruleset), 0) != 0:
+        rule = struct.pack("<Qi", _LL_READ, fd)  # landlock_path_beneath_attr, packed
+        if libc.syscall(_LL_ADD_RULE, ctypes.c_int(ruleset), 1, ctypes.c_char_p(rule), 0) != 0:
             e = ctypes.get_errno()
-            raise OSError(e, f"landlock_restrict_self: {os.strerror(e)}")
+            raise OSError(e, f"landlock_add_rule({path}): {os.strerror(e)}")
     finally:
-        os.close(ruleset)
-    return f"landlock(abi {abi})"
+        os.close(fd)
 
 
 def layer_uid() -> str:

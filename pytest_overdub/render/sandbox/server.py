@@ -31,18 +31,9 @@ _PREIMPORT = ("numpy", "numpy.fft", "numpy.random", "numpy.linalg", "numpy.polyn
 
 def serve(fd: int) -> None:
     """The fork server's main loop (runs in its own process)."""
-    from importlib import import_module
-
     ctrl = socket.socket(fileno=fd)
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    for name in _PREIMPORT:
-        try:
-            import_module(name)
-        except ImportError:
-            pass
-    from ...dsp.stdlib import stdlib
-
-    stdlib()
+    _preimport()
     statuses: dict[int, dict] = {}
     spare: tuple[int, socket.socket, SandboxLimits] | None = None
     send(ctrl, {"ready": True, "pid": os.getpid()})
@@ -67,6 +58,21 @@ def serve(fd: int) -> None:
                 os.close(_POOL["fd"])
             _POOL.update(fd=fds[0], pool=msg["pool"], size=msg["size"])
             send(ctrl, {"ok": True})
+
+
+def _preimport() -> None:
+    """Import what kernels may use, and build the dsp stdlib, once before any fork: every child shares
+    them instead of paying for the imports on its device's first call."""
+    from importlib import import_module
+
+    for name in _PREIMPORT:
+        try:
+            import_module(name)
+        except ImportError:
+            pass
+    from ...dsp.stdlib import stdlib
+
+    stdlib()
 
 
 _POOL: dict = {}
