@@ -132,12 +132,19 @@ def soft_clip(x: np.ndarray) -> np.ndarray:
     """The master soft clip: ``y = x`` for ``|x| <= a`` (a = -3 dBFS), else
     ``sign(x) * (a + (c - a) * tanh((|x| - a) / (c - a)))`` with c = -0.5 dBFS. C1-continuous at ``a``
     (slope 1 on both sides); never above ``c`` (it reaches ``c`` only where tanh rounds to 1)."""
+    return _soft_clip_in_place(np.array(x, dtype=np.float64, copy=True))
+
+
+def _soft_clip_in_place(y: np.ndarray) -> np.ndarray:
+    """:func:`soft_clip` of a float64 ``y`` (channels, n), written into ``y``, a block of frames at a time
+    (the magnitude and mask stay cache-sized; each sample's arithmetic is the same)."""
     a, c = SOFT_CLIP_LINEAR, SOFT_CLIP_CEILING
-    y = np.array(x, dtype=np.float64, copy=True)
-    mag = np.abs(y)
-    over = mag > a
-    if over.any():
-        y[over] = np.sign(y[over]) * (a + (c - a) * np.tanh((mag[over] - a) / (c - a)))
+    for s in range(0, y.shape[-1], STREAM_BLOCK_FRAMES):
+        blk = y[..., s:s + STREAM_BLOCK_FRAMES]
+        mag = np.abs(blk)
+        over = mag > a
+        if over.any():
+            blk[over] = np.sign(blk[over]) * (a + (c - a) * np.tanh((mag[over] - a) / (c - a)))
     return y
 
 
@@ -622,8 +629,8 @@ def _master(mix: np.ndarray, ctx: _Ctx, warnings: list[RenderWarning]) -> np.nda
     local: list[StemWarning] = []
     y = _effect_chain(mix, master.inserts, ctx, "master", local)
     warnings.extend(RenderWarning(w.kind, f"master {w.where}", w.message) for w in local)
-    y = y * db_to_gain(master.gain)
-    return hard_clip(y) if master.clip == "clean" else soft_clip(y)
+    y = y * db_to_gain(master.gain)  # a fresh array, ours: the clip may work in place
+    return hard_clip(y) if master.clip == "clean" else _soft_clip_in_place(y)
 
 
 def _trust_default(song: Song) -> bool:
