@@ -546,6 +546,10 @@ class Bass(_Synth):
 # --------------------------------------------------------------------------------------------- keys
 
 
+#: Frames per block of the keys' tremolo (a whole-bus temporary per channel would leave the cache).
+TREM_BLOCK_FRAMES = 1 << 15
+
+
 class Keys(_Synth):
     """FM electric piano (two-operator pairs, Chowning 1973 FM; DX-style tine and bell).
 
@@ -578,12 +582,16 @@ class Keys(_Synth):
             # song time: the tremolo is locked across notes
             lfo = sine(rate, sr=self.sr, n_frames=e - s, phase0=s * rate / self.sr)
             depth = 0.25 * trem
-            for ch, sign in ((0, 1.0), (1, -1.0)):  # mono * (1 - depth * (1 +- lfo)), in place
-                gain = np.add(1.0, lfo) if sign > 0 else np.subtract(1.0, lfo)
-                gain *= depth
-                np.subtract(1.0, gain, out=gain)
-                gain *= mono[s:e]
-                out[ch, s:e] += gain
+            gain = np.empty(min(e - s, TREM_BLOCK_FRAMES))
+            for a in range(0, e - s, TREM_BLOCK_FRAMES):  # cache-sized blocks, one reused temporary
+                b = min(e - s, a + TREM_BLOCK_FRAMES)
+                g = gain[:b - a]
+                for ch, sign in ((0, 1.0), (1, -1.0)):  # mono * (1 - depth * (1 +- lfo)), in place
+                    (np.add if sign > 0 else np.subtract)(1.0, lfo[a:b], out=g)
+                    g *= depth
+                    np.subtract(1.0, g, out=g)
+                    g *= mono[s + a:s + b]
+                    out[ch, s + a:s + b] += g
         return out
 
     def _note(self, note: NoteEvent, p: Mapping[str, float], t60: float, m: int) -> np.ndarray:
