@@ -7,7 +7,8 @@ Times, each in a fresh process:
 3. one submission on one task, cold:                pytest tasks --overdub-submission=oracles/mix-chorus-lift.json
                                                          -k mix-chorus-lift   (target: under 3 s incl. start-up)
 
-4. the same from a directory outside the checkout (the bundled tasks; no repo conftest.py),
+4. the same from a directory outside the checkout (the bundled tasks; no repo conftest.py), then with
+   hypothesis's own pytest plugin turned off, then through ``overdub score`` (the scorer without pytest),
 
 and, as the reference measured in the same run, the bare interpreter start-up with pytest imported.
 Run from anywhere: ``python3 bench/suite_speed.py`` (``--quick`` skips the two full self-checks).
@@ -55,7 +56,14 @@ def main() -> int:
     runs += [("one submission, one task (cold)",
               _pytest("tasks", f"--overdub-submission={oracle}", "-k", "mix-chorus-lift"), ROOT),
              ("the same outside the checkout",
-              _pytest(f"--overdub-submission={oracle}", "-k", "mix-chorus-lift"), outside)]
+              _pytest(f"--overdub-submission={oracle}", "-k", "mix-chorus-lift"), outside),
+             # hypothesis (a dev extra) registers a pytest plugin that imports about 1 s of its own code
+             # into every pytest run; a scoring environment without the dev extra does not pay it
+             ("the same, hypothesis plugin off",
+              _pytest(f"--overdub-submission={oracle}", "-k", "mix-chorus-lift", "-p", "no:hypothesispytest"),
+              outside),
+             ("overdub score (no pytest)",
+              [sys.executable, "-m", "pytest_overdub.cli", "score", "mix-chorus-lift", str(oracle)], outside)]
     ref = None
     for label, cmd, cwd in runs:
         seconds, code, tail = _time(cmd, cwd)
