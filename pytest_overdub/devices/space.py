@@ -26,7 +26,7 @@ from numba import njit
 
 from ..dsp.delay import (FeedbackDelayNetwork, IntegerDelay, SchroederAllpass, comb_samples, fdn_samples,
                          hadamard)
-from ..dsp.filters import Crossover, SOSFilter, rbj_biquad
+from ..dsp.filters import Crossover, SOSFilter, rbj_biquad, sos_samples
 from .base import Effect
 from .dynamics import apply_gain_pan, in_blocks
 from .params import HOUSE_SPECS
@@ -41,6 +41,7 @@ MONOBASS_SPLIT_RATIO = 2.0
 # The diffusers' comb recursion and the FDN run sample by sample, compiled (cache in __pycache__).
 _COMB = njit(cache=True)(comb_samples)
 _FDN = njit(cache=True)(fdn_samples)
+_SOS = njit(cache=True)(sos_samples)  # the low cut: sosfilt's arithmetic without its per-call overhead
 
 
 class Reverb(Effect):
@@ -54,7 +55,7 @@ class Reverb(Effect):
         h = hadamard(8) * math.sqrt(8.0)  # ±1 rows
         self._taps = np.stack([h[1], h[2]]) * (WET_GAIN / math.sqrt(8.0))  # (left, right) from the lines
         self._fdn = FeedbackDelayNetwork(**self._fdn_args(params), sr=self.sr, out=self._taps, loop=_FDN)
-        self._lowcut = SOSFilter(rbj_biquad("hp", freq_hz=params["lowcut"], sr=self.sr))
+        self._lowcut = SOSFilter(rbj_biquad("hp", freq_hz=params["lowcut"], sr=self.sr), loop=_SOS)
 
     def _fdn_args(self, p) -> dict:
         scale = 0.35 + 1.3 * p["size"]

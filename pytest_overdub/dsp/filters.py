@@ -144,9 +144,10 @@ class SOSFilter:
     (2, 64)
     """
 
-    def __init__(self, sos: np.ndarray):
+    def __init__(self, sos: np.ndarray, *, loop=None):
         self.sos = np.atleast_2d(np.asarray(sos, dtype=np.float64))
         self._zi: np.ndarray | None = None
+        self.loop = loop  # a compiled :func:`sos_samples`, or None for scipy's sosfilt
 
     def set_sos(self, sos: np.ndarray) -> None:
         sos = np.atleast_2d(np.asarray(sos, dtype=np.float64))
@@ -172,10 +173,32 @@ class SOSFilter:
 
     def process(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
+        if self.loop is not None and x.ndim == 2:
+            y = np.empty(x.shape)
+            self.loop(self.sos, x, self.state(x.shape[0]), y)
+            return y
         if self._zi is None or self._zi.shape[1:-1] != x.shape[:-1]:
             self._zi = np.zeros((self.sos.shape[0],) + x.shape[:-1] + (2,))
         y, self._zi = signal.sosfilt(self.sos, x, axis=-1, zi=self._zi)
         return y
+
+
+def sos_samples(sos, x, zi, y):  # pragma: no cover - run compiled by numba
+    """:class:`SOSFilter`'s cascade sample by sample: ``x`` and ``y`` ``(channels, n)``, state ``zi``
+    ``(sections, channels, 2)`` updated in place. The arithmetic of scipy's ``sosfilt`` kernel
+    (transposed direct form II, the same products and sums in the same order), so the samples are
+    identical; it saves sosfilt's per-call copies and reshapes. This module never imports numba: a
+    device module compiles it and passes it as ``SOSFilter(..., loop=)``."""
+    n_ch, n = x.shape
+    for c in range(n_ch):
+        for i in range(n):
+            u = x[c, i]
+            for s in range(sos.shape[0]):
+                v = sos[s, 0] * u + zi[s, c, 0]
+                zi[s, c, 0] = sos[s, 1] * u - sos[s, 4] * v + zi[s, c, 1]
+                zi[s, c, 1] = sos[s, 2] * u - sos[s, 5] * v
+                u = v
+            y[c, i] = u
 
 
 class Biquad(SOSFilter):

@@ -76,3 +76,17 @@ def test_bad_input_names_what_was_wrong():
         rbj_biquad("lp", freq_hz=-5, sr=SR)
     with pytest.raises(DeviceError, match="even"):
         butterworth("lp", order=3, freq_hz=100, sr=SR)
+
+
+def test_compiled_loop_gives_sosfilts_samples_bit_for_bit_across_blocks():
+    from numba import njit
+
+    from pytest_overdub.dsp.filters import sos_samples
+
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 3000))
+    sos = butterworth("hp", order=4, freq_hz=80, sr=SR)
+    want = signal.sosfilt(sos, x, axis=-1)
+    f = SOSFilter(sos, loop=njit(cache=True)(sos_samples))
+    got = np.concatenate([f.process(x[:, :1234]), f.process(x[:, 1234:])], axis=1)
+    assert np.array_equal(got, want)
