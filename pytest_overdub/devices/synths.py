@@ -337,18 +337,20 @@ def mod_delay(x, delay):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def cross_chorus(y, lfo, amount, sr):  # pragma: no cover - compiled
+def cross_chorus(y, lfo_l, lfo_r, amount, sr):  # pragma: no cover - compiled
     """The pad chorus in one pass: side ``ch`` is ``(y[ch] + 0.6 amount * wet) / (1 + 0.3 amount)`` where
-    ``wet`` is the other side read ``(0.012 + 0.004 lfo[ch]) * sr`` samples back, linearly interpolated
-    (zero before the start): :func:`mod_delay` and the mix, with the same arithmetic."""
+    ``wet`` is the other side read ``(0.012 + 0.004 lfo[ch]) * sr`` samples back (``lfo`` is ``lfo_l`` for
+    the left side, ``lfo_r`` for the right), linearly interpolated (zero before the start):
+    :func:`mod_delay` and the mix, with the same arithmetic."""
     n = y.shape[1]
     out = np.empty((2, n))
     mix = 0.6 * amount
     norm = 1.0 + 0.3 * amount
     for ch in range(2):
         src = y[1 - ch]
+        lfo = lfo_l if ch == 0 else lfo_r
         for i in range(n):
-            pos = i - (0.012 + 0.004 * lfo[ch, i]) * sr
+            pos = i - (0.012 + 0.004 * lfo[i]) * sr
             wet = 0.0
             if pos >= 0.0:
                 i0 = int(pos)
@@ -357,6 +359,15 @@ def cross_chorus(y, lfo, amount, sr):  # pragma: no cover - compiled
                 wet = src[i0] + fr * (b - src[i0])
             out[ch, i] = (y[ch, i] + mix * wet) / norm
     return out
+
+
+@njit(cache=True)
+def add_wash(y, lines, gain):  # pragma: no cover - compiled
+    """The pad's FDN wash added to ``y`` (2, n) in place: ``y[0] += gain (l0 - l2 + 0.5 l1)`` and
+    ``y[1] += gain (l1 - l3 + 0.5 l0)``, each term in that order (the numpy steps it replaces)."""
+    for i in range(y.shape[1]):
+        y[0, i] = ((lines[0, i] - lines[2, i]) + 0.5 * lines[1, i]) * gain + y[0, i]
+        y[1, i] = ((lines[1, i] - lines[3, i]) + 0.5 * lines[0, i]) * gain + y[1, i]
 
 
 @njit(cache=True)
@@ -383,9 +394,17 @@ def tapped_lowpassed(x, delays, gains, coeff):  # pragma: no cover - compiled
 # --------------------------------------------------------------------------------------------- helpers
 
 
-def _g_of(fc_hz, sr):
-    """SVF coefficient for cutoff(s) ``fc_hz``, clamped to 20 Hz..0.45 sr."""
-    return np.tan(np.pi * np.clip(fc_hz, 20.0, 0.45 * sr) / sr)
+def _g_of(fc_hz, sr, *, out=None):
+    """SVF coefficient for cutoff(s) ``fc_hz``, clamped to 20 Hz..0.45 sr: ``tan(pi * fc / sr)``.
+
+    ``out`` (an array the size of ``fc_hz``, which may be ``fc_hz`` itself) receives it in place, the
+    same arithmetic without three temporaries."""
+    if out is None:
+        return np.tan(np.pi * np.clip(fc_hz, 20.0, 0.45 * sr) / sr)
+    np.clip(fc_hz, 20.0, 0.45 * sr, out=out)
+    out *= np.pi
+    out /= sr
+    return np.tan(out, out=out)
 
 
 def _damping(reso: float) -> float:
@@ -791,7 +810,7 @@ class Pad(_Synth):
         fc *= 1.5 * motion
         np.exp2(fc, out=fc)
         fc *= p["tone"]
-        g = _g_of(fc, sr)
+        g = _g_of(fc, sr, out=fc)
         swell = sine(0.21, sr=sr, n_frames=m, phase0=0.21 * t0)
         swell += 1.0
         swell *= 0.1 * motion
@@ -808,23 +827,20 @@ class Pad(_Synth):
         sr = self.sr
         m = y.shape[1]
         # each side hears the other side's voices through a delay swept 12 +- 4 ms, the LFOs in quadrature
-        lfo = np.stack([sine(0.4, sr=sr, n_frames=m, phase0=0.4 * t0 + off) for off in (0.0, 0.25)])
-        return cross_chorus(y, lfo, amount, float(sr))
+        lfo_l, lfo_r = (sine(0.4, sr=sr, n_frames=m, phase0=0.4 * t0 + off) for off in (0.0, 0.25))
+        return cross_chorus(y, lfo_l, lfo_r, amount, float(sr))  # no stacked copy of the LFOs
 
     def _space(self, y: np.ndarray, amount: float) -> np.ndarray:
-        """``y`` plus the FDN wash: ``y + 0.25 amount [l0 - l2 + 0.5 l1, l1 - l3 + 0.5 l0]`` (in place)."""
+        """``y`` plus the FDN wash: ``y + 0.25 amount [l0 - l2 + 0.5 l1, l1 - l3 + 0.5 l0]`` (in place, on
+        ``y``, which the pad owns)."""
         sr = self.sr
         t60 = 1.2 + 2.0 * amount
         delays = np.array([int(sr * ms / 1000.0) for ms in (29.7, 37.1, 41.1, 43.7)], dtype=np.int64)
         gains = 10.0 ** (-3.0 * delays / (t60 * sr))
-        lines = fdn4(0.5 * (y[0] + y[1]), delays, gains, 0.35)
-        wash = np.empty_like(y)
-        for ch, (a, b, c) in enumerate(((0, 2, 1), (1, 3, 0))):
-            np.subtract(lines[a], lines[b], out=wash[ch])
-            wash[ch] += 0.5 * lines[c]
-        wash *= 0.25 * amount
-        wash += y
-        return wash
+        mid = np.add(y[0], y[1])
+        mid *= 0.5
+        add_wash(y, fdn4(mid, delays, gains, 0.35), 0.25 * amount)
+        return y
 
 
 # --------------------------------------------------------------------------------------------- poly
