@@ -63,6 +63,8 @@ class _Lfo:
         self.rate = None
         self.origin = 0  # frame at which phase0 holds
         self.frame = 0
+        self._step = None  # the step the in-grid rotations below were computed for
+        self._cos_b = self._sin_b = self._work = None
 
     def skip(self, n: int, *, rate_hz: float, sr: float) -> int:
         """Advance by ``n`` frames without computing them; returns the first frame's offset from origin."""
@@ -80,17 +82,26 @@ class _Lfo:
         first = self.skip(n, rate_hz=rate_hz, sr=sr)
         step = 2.0 * math.pi * self.rate / sr
         j0, j1 = first // LFO_GRID, (first + n - 1) // LFO_GRID + 1
-        within = np.arange(LFO_GRID) * step
-        cos_b, sin_b = np.cos(within), np.sin(within)
+        if self._step != step:  # the in-grid rotations, kept while the rate holds
+            within = np.arange(LFO_GRID) * step
+            self._step, self._cos_b, self._sin_b = step, np.cos(within)[None, :], np.sin(within)[None, :]
         grid = np.arange(j0, j1, dtype=np.float64) * (LFO_GRID * step)
         lo = first - j0 * LFO_GRID
+        table, term = self._tables(j1 - j0)
         out = np.empty((len(offsets), n))
         for row, offset in enumerate(offsets):
             a = grid + (self.phase0 + offset)
-            table = np.sin(a)[:, None] * cos_b[None, :]
-            table += np.cos(a)[:, None] * sin_b[None, :]
+            np.multiply(np.sin(a)[:, None], self._cos_b, out=table)
+            table += np.multiply(np.cos(a)[:, None], self._sin_b, out=term)
             out[row] = table.ravel()[lo:lo + n]
         return out
+
+    def _tables(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
+        """Two ``(rows, LFO_GRID)`` work arrays kept between calls (no fresh allocation per block)."""
+        work = self._work
+        if work is None or work.shape[1] < rows:
+            work = self._work = np.empty((2, rows, LFO_GRID))
+        return work[0, :rows], work[1, :rows]
 
 
 class Delay(Effect):
