@@ -637,10 +637,14 @@ class Keys(_Synth):
             index = (0.3 + 2.2 * bright) * (0.5 + 0.5 * v) * nyq_ok(4.0) * fast
             body = sine(f, sr=sr, n_frames=m, phase0=ph0)
             sw = body[:m_fm].copy()  # the modulator is the carrier's own sine: sin(wf) to ~1e-13
-            body[:m_fm] = np.sin(wf + index * sw)
-            tine_idx = (0.2 + 1.6 * bright) * ding
-            tine = (0.04 + 0.35 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(16.0) * ding * np.sin(
-                14.0 * wd + tine_idx * sw[:m_ding])
+            index *= sw  # in place from here: sin(wf + index sw) and c ding sin(14 wd + tine_idx sw)
+            index += wf
+            np.sin(index, out=body[:m_fm])
+            tine = (0.2 + 1.6 * bright) * ding
+            tine *= sw[:m_ding]
+            tine += 14.0 * wd
+            np.sin(tine, out=tine)
+            tine *= (0.04 + 0.35 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(16.0) * ding
         else:  # GRAND: 1:2 pair plus a second carrier, bell partial at 7x
             index = (0.5 + 2.5 * bright) * (0.5 + 0.5 * v) * nyq_ok(6.0) * fast
             s1, s2 = sine(f, sr=sr, n_frames=m, phase0=ph0), sine(2.0 * f, sr=sr, n_frames=m, phase0=2 * ph0)
