@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Mapping
 
 import numpy as np
@@ -23,7 +22,7 @@ from numba import njit
 from scipy.ndimage import maximum_filter1d
 
 from ..dsp.delay import IntegerDelay
-from ..dsp.dynamics import (compressor_gr_samples, db_to_gain, peak_hold_release,
+from ..dsp.dynamics import (balance_gains, compressor_gr_samples, db_to_gain, peak_hold_release,
                             peak_hold_samples, release_coeff)
 from ..dsp.oversample import TruePeakDetector, true_peak_samples
 from .base import Effect
@@ -60,15 +59,6 @@ def in_blocks(step, x: np.ndarray, params, *, block_frames: int = BLOCK_FRAMES) 
         e = min(n, s + block_frames)
         out[:, s:e] = step(x[:, s:e], params)
     return out
-
-
-def balance_gains(pan: float) -> tuple[float, float]:
-    """(left, right) factors of a balance pan in -1..1 (centre: both unity)."""
-    if pan > 0:
-        return math.cos(pan * math.pi / 2.0), 1.0
-    if pan < 0:
-        return 1.0, math.cos(-pan * math.pi / 2.0)
-    return 1.0, 1.0
 
 
 def apply_gain_pan(x: np.ndarray, *, gain_db: float, pan: float) -> np.ndarray:

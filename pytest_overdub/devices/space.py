@@ -14,7 +14,7 @@ complementary 4th-order Linkwitz-Riley split: the side keeps only its high band,
 split's allpass (lo + hi) so mid and side stay phase-aligned above the split. The split sits one octave
 above the cutoff, so at the cutoff the side is already 24 dB down and below it falls a further
 24 dB/octave (a split *at* the cutoff would leave the side only 6 dB down there: not mono). Then the
-balance pan and the gain (see :func:`~pytest_overdub.devices.dynamics.balance_gains`).
+balance pan and the gain (see :func:`~pytest_overdub.dsp.dynamics.balance_gains`).
 """
 
 from __future__ import annotations

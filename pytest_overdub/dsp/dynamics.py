@@ -25,7 +25,7 @@ from ..errors import DeviceError
 # The public API (and what the kernel stdlib re-exports). The ``*_samples`` loops are left out: they are
 # plain Python until a device module compiles them with numba.
 __all__ = ["db_to_gain", "gain_to_db", "release_coeff", "peak_hold_release", "PeakFollower", "RmsFollower",
-           "gain_computer", "hard_clip", "soft_clip"]
+           "gain_computer", "hard_clip", "soft_clip", "balance_gains"]
 
 DB_FLOOR = -240.0
 
@@ -190,6 +190,22 @@ def gain_computer(level_db: np.ndarray, *, threshold_db: float, ratio: float, kn
         z = over[inside] + knee_db / 2.0
         gr[inside] = slope * z * z / (2.0 * knee_db)
     return gr
+
+
+def balance_gains(pan: float) -> tuple[float, float]:
+    """(left, right) factors of a balance pan in -1..1 (SPEC section 6): centre is unity on both sides;
+    pan > 0 leaves the right at unity and scales the left by cos(pan·π/2); pan < 0 mirrors that; the far
+    ends are exactly 0 (not cos(π/2) ≈ 6e-17).
+
+    >>> balance_gains(0.0), balance_gains(1.0)
+    ((1.0, 1.0), (0.0, 1.0))
+    """
+    pan = float(pan)
+    if pan > 0:
+        return (0.0 if pan >= 1 else math.cos(pan * math.pi / 2)), 1.0
+    if pan < 0:
+        return 1.0, (0.0 if pan <= -1 else math.cos(-pan * math.pi / 2))
+    return 1.0, 1.0
 
 
 def hard_clip(x: np.ndarray, *, ceiling: float = 1.0) -> np.ndarray:

@@ -66,6 +66,7 @@ import numpy as np
 
 from ..devices import house_class
 from ..devices.base import Effect, Instrument, NoteEvent
+from ..dsp.dynamics import balance_gains, hard_clip
 from ..errors import DeviceError, RenderError
 from ..song.model import Clip, Insert, Song, Track, song_from_data
 from ..song.timing import Timeline
@@ -117,17 +118,6 @@ def db_to_gain(gain_db: float) -> float:
     return 0.0 if gain_db <= SILENCE_DB else 10.0 ** (gain_db / 20.0)
 
 
-def balance_gains(pan: float) -> tuple[float, float]:
-    """(left, right) gains of a balance pan: centre is unity on both sides; pan > 0 leaves the right at
-    unity and scales the left by cos(pan*pi/2); pan < 0 mirrors that."""
-    pan = float(pan)
-    if pan > 0:
-        return (0.0 if pan >= 1 else math.cos(pan * math.pi / 2)), 1.0
-    if pan < 0:
-        return 1.0, (0.0 if pan <= -1 else math.cos(-pan * math.pi / 2))
-    return 1.0, 1.0
-
-
 def soft_clip(x: np.ndarray) -> np.ndarray:
     """The master soft clip: ``y = x`` for ``|x| <= a`` (a = -3 dBFS), else
     ``sign(x) * (a + (c - a) * tanh((|x| - a) / (c - a)))`` with c = -0.5 dBFS. C1-continuous at ``a``
@@ -146,11 +136,6 @@ def _soft_clip_in_place(y: np.ndarray) -> np.ndarray:
         if over.any():
             blk[over] = np.sign(blk[over]) * (a + (c - a) * np.tanh((mag[over] - a) / (c - a)))
     return y
-
-
-def hard_clip(x: np.ndarray) -> np.ndarray:
-    """The "clean" master clip: a hard clamp at +-1."""
-    return np.clip(x, -1.0, 1.0)
 
 
 # --- params -------------------------------------------------------------------------------------
