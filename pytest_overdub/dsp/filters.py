@@ -187,9 +187,28 @@ def sos_samples(sos, x, zi, y):  # pragma: no cover - run compiled by numba
     """:class:`SOSFilter`'s cascade sample by sample: ``x`` and ``y`` ``(channels, n)``, state ``zi``
     ``(sections, channels, 2)`` updated in place. The arithmetic of scipy's ``sosfilt`` kernel
     (transposed direct form II, the same products and sums in the same order), so the samples are
-    identical; it saves sosfilt's per-call copies and reshapes. This module never imports numba: a
+    identical; it saves sosfilt's per-call copies and reshapes, and for two channels runs the cascade a
+    section at a time with both channels' recursions interleaved (twice the throughput of one chain; each
+    sample's arithmetic unchanged). This module never imports numba: a
     device module compiles it and passes it as ``SOSFilter(..., loop=)``."""
     n_ch, n = x.shape
+    if n_ch == 2:  # stereo: section by section, both channels' recursions side by side, state in registers
+        for s in range(sos.shape[0]):
+            b0, b1, b2, a1, a2 = sos[s, 0], sos[s, 1], sos[s, 2], sos[s, 4], sos[s, 5]
+            l0, l1, r0, r1 = zi[s, 0, 0], zi[s, 0, 1], zi[s, 1, 0], zi[s, 1, 1]
+            for i in range(n):
+                u = x[0, i] if s == 0 else y[0, i]
+                v = b0 * u + l0
+                l0 = b1 * u - a1 * v + l1
+                l1 = b2 * u - a2 * v
+                y[0, i] = v
+                u = x[1, i] if s == 0 else y[1, i]
+                v = b0 * u + r0
+                r0 = b1 * u - a1 * v + r1
+                r1 = b2 * u - a2 * v
+                y[1, i] = v
+            zi[s, 0, 0], zi[s, 0, 1], zi[s, 1, 0], zi[s, 1, 1] = l0, l1, r0, r1
+        return
     for c in range(n_ch):
         for i in range(n):
             u = x[c, i]
