@@ -162,6 +162,19 @@ def test_cpu_burn_is_stopped_by_the_cpu_limit():
     assert "CPU time limit of 1 s exceeded" in err.reason
 
 
+def test_each_device_gets_a_child_with_its_own_limits():
+    """Children are claimed one device ahead; a device whose limits differ from the child claimed ahead
+    must still get a child hardened with its own limits (here read back as the RLIMIT_CPU soft limit)."""
+    reads_limit = effect("import resource\n\ndef process(x, params, ctx):\n"
+                         "    return x * resource.getrlimit(resource.RLIMIT_CPU)[0]\n")
+    seen = []
+    for limits in (LIMITS, SHORT_CPU, SHORT_CPU, LIMITS):
+        dev = sandboxed(reads_limit, limits)
+        seen.append(float(dev.process(X, {})[0, 0] / X[0, 0]))
+        dev.close()
+    assert seen == [2.0, 1.0, 1.0, 2.0]
+
+
 def test_sleeping_is_stopped_by_the_wall_clock():
     err = run_bad("time.sleep(600)", SHORT_WALL)
     assert "wall-clock timeout of 1.5 s" in err.reason

@@ -31,8 +31,9 @@ where that is not permitted, through the pool. The scorer enforces a wall-clock 
 output's shape and finiteness itself; everything the child reports is treated as untrusted.
 
 Speed: each child is forked ahead of need, hardened and warmed (a pre-faulted heap, the build and call
-paths run once) at nice 19 while the previous device renders, so a device costs the scorer one hand-over,
-the kernel's build, and two copies of its audio.
+paths run once) at nice 19 while the previous device renders, and the scorer claims it one device ahead
+(the server's answer arrives while the current device runs), so a device costs the scorer the kernel's
+build and two copies of its audio.
 
 Faults are :class:`~pytest_overdub.errors.KernelError` with a reason: the kernel's traceback, "CPU time
 limit of 2 s exceeded", "wall-clock timeout of 3 s", "stopped by the sandbox: forbidden system call

@@ -2,8 +2,8 @@
 one device (``build``, then ``process``/``render`` calls) for the scorer over its own socket.
 
 Speed: the child is forked ahead of need, hardened and warmed (a pre-faulted heap, the transfer pool
-mapped, the build and call paths run once) at nice 19 while the previous device renders, so a device
-costs the scorer one hand-over, the kernel's build, and two copies of its audio.
+mapped, the build and call paths run once) at nice 19 while the previous device renders, and is claimed
+by the scorer one device ahead, so a device costs the scorer the kernel's build and two copies of its audio.
 
 Everything the child sends is untrusted by the scorer; it reports ``cpu_ms`` (its CPU time since the
 hand-over) and ``timing_ms`` (pool + input copy, kernel, output write) as diagnostics only.

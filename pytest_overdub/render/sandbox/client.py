@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import time
-from dataclasses import asdict
 
 from ...errors import KernelError
 from .framing import recv, send
@@ -42,12 +40,7 @@ class SandboxedKernel:
         self.child_cpu_ms = 0.0  # the child's CPU time since it was handed this device (diagnostic)
         self.pid = None
         self.sock = None
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            reply = self.server.request({"op": "spawn", "limits": asdict(self.limits)}, (theirs.fileno(),))
-        finally:
-            theirs.close()
-        self.pid, self.sock = reply["pid"], ours
+        self.pid, self.sock = self.server.claim(self.limits)
         self.vm_read = False
         # Kernel code (here its module body) only ever runs under the pool lock: no child can touch the
         # shared pool while another child's call is using it.

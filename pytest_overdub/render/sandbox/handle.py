@@ -15,11 +15,13 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import asdict
 
 import pytest_overdub
 
 from ...errors import KernelError
 from .framing import recv, send
+from .limits import SandboxLimits
 from .transport import POOL_MAX_BYTES, new_memfd
 
 
@@ -32,6 +34,7 @@ class ForkServer:
         self.pool_lock = threading.RLock()
         self._pool = None
         self._generation = 0
+        self._ahead: list | None = None  # [limits, pid (None until answered), our socket end]
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         code = f"from pytest_overdub.render.sandbox.server import serve; serve({theirs.fileno()})"
         t0 = time.perf_counter()
@@ -51,15 +54,52 @@ class ForkServer:
         self.start_s = time.perf_counter() - t0
 
     def request(self, msg: dict, fds: tuple[int, ...] = (), timeout_s: float = 30.0) -> dict:
-        with self.lock:
-            try:
-                send(self.sock, msg, fds)
-                reply, _ = recv(self.sock, time.monotonic() + timeout_s)
-                return reply
-            except (EOFError, TimeoutError, OSError) as e:
-                self.close()
-                raise KernelError("the kernel sandbox server stopped responding "
-                                  f"({type(e).__name__})") from None
+        with self.lock, self._answering():
+            self._settle_ahead(timeout_s)
+            send(self.sock, msg, fds)
+            reply, _ = recv(self.sock, time.monotonic() + timeout_s)
+            return reply
+
+    def claim(self, limits: SandboxLimits, timeout_s: float = 30.0) -> tuple[int, socket.socket]:
+        """A child for one device, as ``(pid, our end of its socket)``: the child claimed ahead when its
+        limits match (its hand-over was answered while the previous device ran), else one handed over
+        now. Then the next child is claimed ahead, without waiting for the answer: a device's build
+        never waits on the server. A child claimed ahead and never used ends with the server."""
+        with self.lock, self._answering():
+            self._settle_ahead(timeout_s)
+            ahead, self._ahead = self._ahead, None
+            if ahead is not None and ahead[0] == limits:
+                pid, sock = ahead[1], ahead[2]
+            else:
+                if ahead is not None:
+                    ahead[2].close()  # a child whose socket closes exits; the server reaps it
+                sock = self._send_spawn(limits)
+                pid = recv(self.sock, time.monotonic() + timeout_s)[0]["pid"]
+            self._ahead = [limits, None, self._send_spawn(limits)]
+            return pid, sock
+
+    def _send_spawn(self, limits: SandboxLimits) -> socket.socket:
+        """Ask the server to hand a child the far end of a new socket pair; returns our end."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            send(self.sock, {"op": "spawn", "limits": asdict(limits)}, (theirs.fileno(),))
+        finally:
+            theirs.close()
+        return ours
+
+    def _settle_ahead(self, timeout_s: float) -> None:
+        """Read the server's answer to the last claim-ahead (it comes before any later answer)."""
+        if self._ahead is not None and self._ahead[1] is None:
+            self._ahead[1] = recv(self.sock, time.monotonic() + timeout_s)[0]["pid"]
+
+    @contextlib.contextmanager
+    def _answering(self):
+        try:
+            yield
+        except (EOFError, TimeoutError, OSError, KeyError, TypeError) as e:
+            self.close()
+            raise KernelError("the kernel sandbox server stopped responding "
+                              f"({type(e).__name__})") from None
 
     @contextlib.contextmanager
     def pool(self, size: int):
@@ -96,6 +136,9 @@ class ForkServer:
 
     def close(self) -> None:
         try:
+            if self._ahead is not None:
+                self._ahead[2].close()
+                self._ahead = None
             self.sock.close()
             self._drop_pool()
         finally:

@@ -12,6 +12,7 @@ the scorer's transfer pool so spares map it before they are needed. It dies with
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import time
@@ -21,6 +22,8 @@ from .framing import recv, send
 from .libc import PR_SET_PDEATHSIG, prctl
 from .limits import SandboxLimits
 
+#: How long after a hand-over the server waits (unless asked something) before forking the next spare.
+SPARE_DELAY_S = 0.02
 _PREIMPORT = ("numpy", "numpy.fft", "numpy.random", "numpy.linalg", "numpy.polynomial", "scipy",
               "scipy.signal", "scipy.fft", "scipy.special", "scipy.interpolate", "scipy.ndimage",
               "math", "cmath", "random", "itertools", "functools", "collections", "dataclasses",
@@ -49,7 +52,10 @@ def serve(fd: int) -> None:
             for f in fds:
                 os.close(f)
             send(ctrl, {"pid": pid})
-            # The spare is used or gone: the next device finds a fresh hardened child waiting.
+            # The spare is used or gone: the next device finds a fresh hardened child waiting. The fork
+            # (a few ms for a process this size) waits until the scorer and its new child have had the
+            # CPU for their hand-over, unless the scorer asks for something first.
+            select.select([ctrl], [], [], SPARE_DELAY_S)
             spare = _fork_child(ctrl, limits, low_priority=True)
         elif msg["op"] == "end":
             send(ctrl, _end_child(msg["pid"], statuses, kill=msg["kill"], grace_s=msg.get("grace_s", 1.0)))
