@@ -374,20 +374,28 @@ def add_wash(y, lines, gain):  # pragma: no cover - compiled
 def tapped_lowpassed(x, delays, gains, coeff):  # pragma: no cover - compiled
     """``y = one_pole_lp(sum_k gains[k] * x[n - delays[k]])``; the one-pole is ``y += coeff * (u - y)``.
 
-    One pass: each sample's taps are summed in tap order (taps before the signal start add nothing).
+    Each sample's taps are summed in tap order (taps before the signal start add nothing), a tap at a
+    time over a cache-sized chunk (a loop without branches, which vectorises), then the one-pole runs
+    over the chunk in place: the same sums in the same order as one pass per sample.
     """
     n = x.shape[0]
-    n_taps = delays.shape[0]
-    y = np.empty(n)
+    y = np.zeros(n)
     state = 0.0
-    for i in range(n):
-        acc = 0.0
-        for k in range(n_taps):
-            j = i - delays[k]
-            if j >= 0:
-                acc += gains[k] * x[j]
-        state += coeff * (acc - state)
-        y[i] = state
+    for a in range(0, n, 4096):  # cache-sized chunks: the taps, then the one-pole
+        b = min(n, a + 4096)
+        for k in range(delays.shape[0]):
+            d = max(delays[k], 0)
+            lo = max(a, d)  # frames before the tap's first input add nothing
+            if lo >= b:
+                continue
+            g = gains[k]
+            dst = y[lo:b]
+            src = x[lo - d:b - d]
+            for i in range(b - lo):
+                dst[i] += g * src[i]
+        for i in range(a, b):
+            state += coeff * (y[i] - state)
+            y[i] = state
     return y
 
 
