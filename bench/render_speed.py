@@ -9,7 +9,8 @@
 
 For each: seconds and times-real-time (rendered audio seconds / wall seconds, audio including the 1.5 s
 tail), "first" (the first render in this process: imports and any JIT compile count), "cold" (an empty
-stem cache, modules warm) and "warm" (every stem cached: only the mix and the master chain run).
+stem cache, modules warm) and "warm" (every stem cached: only the mix and the master chain run); cold and
+warm are the best of three renders each.
 Targets on one core of the 2-core machine: (a) >= 40x cold, (b) >= 20x cold.
 Where pedalboard is installed, the same 60 s high-pass -> compressor -> delay -> reverb -> limiter chain is
 timed in pedalboard and in ours, and the ratio ours/pedalboard printed (target <= 2.0).
@@ -103,6 +104,10 @@ def three_minutes() -> dict:
     return {"id": "bench-long", "tempo": 120, "tracks": tracks}
 
 
+#: Cold and warm renders are each timed this many times; the best is printed.
+REPEATS = 3
+
+
 def _timed(song, cache):
     t0 = time.perf_counter()
     r = render(song, cache=cache)
@@ -114,9 +119,11 @@ def bench_song(label: str, data: dict, target_x: float) -> None:
     cache = StemCache()
     first_s, r = _timed(song, cache)
     audio_s = r.mix.shape[1] / r.sr
-    cache.clear()
-    cold_s, _ = _timed(song, cache)
-    warm_s, _ = _timed(song, cache)
+    cold_s = warm_s = float("inf")
+    for _ in range(REPEATS):  # the best of REPEATS (the usual reading of a timing on a shared machine)
+        cache.clear()
+        cold_s = min(cold_s, _timed(song, cache)[0])
+        warm_s = min(warm_s, _timed(song, cache)[0])
     print(f"{label}: {audio_s:.1f} s of audio, {len(song.tracks)} tracks")
     for name, secs in (("first", first_s), ("cold", cold_s), ("warm", warm_s)):
         mark = "" if name == "warm" else ("  ok" if audio_s / secs >= target_x else f"  BELOW {target_x:g}x")
