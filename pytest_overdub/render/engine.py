@@ -614,7 +614,10 @@ def _master(mix: np.ndarray, ctx: _Ctx, warnings: list[RenderWarning]) -> np.nda
     local: list[StemWarning] = []
     y = _effect_chain(mix, master.inserts, ctx, "master", local)
     warnings.extend(RenderWarning(w.kind, f"master {w.where}", w.message) for w in local)
-    y = y * db_to_gain(master.gain)  # a fresh array, ours: the clip may work in place
+    if y is mix:  # no master inserts: the mix is ours (a sum nobody else holds), scaled in place
+        np.multiply(y, db_to_gain(master.gain), out=y)
+    else:
+        y = y * db_to_gain(master.gain)  # a fresh array, ours: the clip may work in place
     return hard_clip(y) if master.clip == "clean" else _soft_clip_in_place(y)
 
 
