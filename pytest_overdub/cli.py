@@ -42,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     module, func = COMMANDS[name][0].split(":")
     from .errors import OverdubError
+    from .exiting import freeze_heap_at_exit
+
+    freeze_heap_at_exit()  # the interpreter's shutdown collections would walk the scorer's whole heap
 
     try:
         return int(getattr(import_module(module), func)(rest) or 0)

@@ -258,8 +258,7 @@ class Drums(Instrument):
         return bank[off:off + n]
 
     def _make_bank(self, kind: str, kit: dict, ratio: float, model: int) -> np.ndarray:
-        from scipy.signal import sosfilt
-
+        from ..dsp.compiled import sosfilt
         from ..dsp.filters import butterworth
 
         sr = self.sr
@@ -330,11 +329,10 @@ class Drums(Instrument):
         """Tilt EQ around 1 kHz: ``low * g**-1 + high * g`` with a complementary one-pole split."""
         if tone == 0:
             return x
-        from scipy.signal import sosfilt
-
+        from ..dsp.compiled import sosfilt
         from ..dsp.filters import one_pole
 
-        low = sosfilt(one_pole("lp", freq_hz=1000.0, sr=self.sr)[None, :], x, axis=1)
+        low = sosfilt(one_pole("lp", freq_hz=1000.0, sr=self.sr)[None, :], x)
         g = 10.0 ** (6.0 * tone / 20.0)
         return low / g + (x - low) * g
 

@@ -19,11 +19,10 @@ from typing import Mapping
 
 import numpy as np
 from numba import njit
-from scipy.ndimage import maximum_filter1d
 
 from ..dsp.delay import IntegerDelay
 from ..dsp.dynamics import (balance_gains, compressor_gr_samples, db_to_gain, peak_hold_release,
-                            peak_hold_samples, release_coeff)
+                            peak_hold_samples, release_coeff, window_max)
 from ..dsp.oversample import TruePeakDetector, true_peak_samples
 from .base import Effect
 from .params import HOUSE_SPECS
@@ -133,8 +132,7 @@ class Limiter(Effect):
         # sliding max over the last `span` frames
         z = np.concatenate([self._max_hist, need])
         self._max_hist = z[z.shape[0] - (self._max_span - 1):].copy()
-        half = (self._max_span - 1) // 2
-        held = maximum_filter1d(z, size=self._max_span, mode="nearest")[half:half + need.shape[0]]
+        held = window_max(z, size=self._max_span)  # the windows of z that end on each new frame
         # exponential release (instant attack)
         rel = peak_hold_release(held, coeff=release_coeff(params["release"] / 1000.0, sr=self.sr),
                                 state=self._release_state, loop=_PEAK_HOLD)

@@ -14,6 +14,7 @@ from typing import Mapping
 
 import numpy as np
 
+from ..dsp.compiled import SOS
 from ..dsp.dynamics import db_to_gain
 from ..dsp.filters import SOSFilter, butterworth, rbj_biquad
 from .base import Effect
@@ -52,7 +53,7 @@ class EQ(Effect):
                 continue
             stage = self._stages.get(name)
             if stage is None:
-                stage = self._stages[name] = SOSFilter(sos)
+                stage = self._stages[name] = SOSFilter(sos, loop=SOS)
             else:
                 stage.set_sos(sos)
             y = stage.process(y)

@@ -26,7 +26,8 @@ from numba import njit
 
 from ..dsp.delay import (FeedbackDelayNetwork, IntegerDelay, SchroederAllpass, comb_samples, fdn_samples,
                          hadamard)
-from ..dsp.filters import Crossover, SOSFilter, rbj_biquad, sos_samples
+from ..dsp.compiled import SOS
+from ..dsp.filters import Crossover, SOSFilter, rbj_biquad
 from .base import Effect
 from .dynamics import apply_gain_pan, in_blocks
 from .params import HOUSE_SPECS
@@ -41,7 +42,7 @@ MONOBASS_SPLIT_RATIO = 2.0
 # The diffusers' comb recursion and the FDN run sample by sample, compiled (cache in __pycache__).
 _COMB = njit(cache=True)(comb_samples)
 _FDN = njit(cache=True)(fdn_samples)
-_SOS = njit(cache=True)(sos_samples)  # the low cut: sosfilt's arithmetic without its per-call overhead
+_SOS = SOS  # the low cut and the crossover: sosfilt's arithmetic without its per-call overhead
 
 
 class Reverb(Effect):
@@ -108,7 +109,7 @@ class Width(Effect):
             self._xo = None
         else:
             if self._xo is None:
-                self._xo = Crossover(freq_hz=split, sr=self.sr)
+                self._xo = Crossover(freq_hz=split, sr=self.sr, loop=_SOS)
             else:
                 self._xo.set_freq(freq_hz=split, sr=self.sr)
             mid = self._xo.allpass(mid)

@@ -720,8 +720,7 @@ class Pluck(_Synth):
         return p["spread"] * float(np.clip((note.pitch - 64) / 18.0 + jitter, -0.9, 0.9))
 
     def _body(self, x: np.ndarray) -> np.ndarray:
-        from scipy.signal import sosfilt
-
+        from ..dsp.compiled import sosfilt
         from ..dsp.filters import rbj_biquad
 
         sos = [rbj_biquad("bp", freq_hz=f0, sr=self.sr, q=q) for f0, q in ((110.0, 6.0), (240.0, 8.0))]
@@ -745,7 +744,7 @@ class Pluck(_Synth):
         rng = rng_for(self.seed, note.index)
         n_exc = max(int(round(period)), 2)
         exc = rng.uniform(-1.0, 1.0, n_exc)
-        from scipy.signal import lfilter
+        from ..dsp.compiled import lfilter
 
         pole = 0.85 * (1.0 - tone)
         exc = lfilter([1.0 - pole], [1.0, -pole], exc)

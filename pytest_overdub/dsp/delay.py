@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import signal
 
 from ..errors import DeviceError
 from .filters import SOSFilter
@@ -105,8 +104,10 @@ class FeedbackComb:
         folded[:, :n] = x
         # rows of D frames, transposed so each phase's recursion runs over contiguous memory
         cols = np.ascontiguousarray(folded.reshape(c, k, d).transpose(0, 2, 1))
+        from scipy.signal import lfilter  # the uncompiled path: house devices pass loop=
+
         zi = (g * self._hist)[:, :, None]
-        v, _ = signal.lfilter([1.0], [1.0, -g], cols, axis=-1, zi=zi)
+        v, _ = lfilter([1.0], [1.0, -g], cols, axis=-1, zi=zi)
         v = v.transpose(0, 2, 1).reshape(c, k * d)[:, :n]
         both = np.concatenate([self._hist, v], axis=1)
         self._hist = both[:, n:].copy()

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import signal
 
 from ..errors import DeviceError
 
@@ -165,8 +164,10 @@ class RmsFollower:
     def process(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
         ms = x * x if x.ndim == 1 else (x * x).mean(axis=0)
+        from scipy.signal import lfilter  # not used by the house devices (kernels have scipy pre-imported)
+
         a = self.coeff
-        y, self._zi = signal.lfilter([1.0 - a], [1.0, -a], ms, zi=self._zi)
+        y, self._zi = lfilter([1.0 - a], [1.0, -a], ms, zi=self._zi)
         return np.sqrt(np.maximum(y, 0.0))
 
 
@@ -236,3 +237,30 @@ def soft_clip(x: np.ndarray, *, knee_dbfs: float = -3.0, ceiling_dbfs: float = -
     y = x.copy()
     y[over] = np.sign(x[over]) * (k + (c - k) * np.tanh((a[over] - k) / (c - k)))
     return y
+
+
+def window_max(x: np.ndarray, *, size: int) -> np.ndarray:
+    """``out[j] = max(x[j : j + size])`` for every window that fits (``len(x) - size + 1`` values).
+
+    The van Herk / Gil-Werman running maximum: cut ``x`` into blocks of ``size``; a window meets at most
+    two blocks, so its maximum is the larger of the suffix maximum of the first block (from j) and the
+    prefix maximum of the next (to j + size - 1). Two ``maximum.accumulate`` passes, O(n) for any size;
+    a maximum is exact, so this equals any other sliding-max (``scipy.ndimage.maximum_filter1d``).
+
+    >>> window_max(np.array([1.0, 3.0, 2.0, 0.0, 5.0]), size=2).tolist()
+    [3.0, 3.0, 2.0, 5.0]
+    """
+    if int(size) != size or size < 1:
+        raise DeviceError(f"window size {size!r} must be a whole number >= 1")
+    x = np.asarray(x, dtype=np.float64)
+    size = int(size)
+    count = x.shape[0] - size + 1
+    if count <= 0:
+        return np.zeros(0)
+    blocks = -(-x.shape[0] // size)
+    padded = np.full(blocks * size, -np.inf)
+    padded[:x.shape[0]] = x
+    rows = padded.reshape(blocks, size)
+    ahead = np.maximum.accumulate(rows, axis=1).reshape(-1)
+    behind = np.maximum.accumulate(rows[:, ::-1], axis=1)[:, ::-1].reshape(-1)
+    return np.maximum(behind[:count], ahead[size - 1:size - 1 + count])

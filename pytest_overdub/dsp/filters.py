@@ -5,6 +5,9 @@ Conventions:
 * Coefficients are second-order sections in scipy's layout, one row ``[b0, b1, b2, 1, a1, a2]`` per
   section, so any cascade runs through :func:`scipy.signal.sosfilt`, which is bit-exact block to block
   when its state ``zi`` is carried (so processing in one call or in segments gives the same samples).
+  The house devices and the meters run the same arithmetic compiled (:func:`sos_samples`,
+  :func:`lfilter_samples`, via :mod:`.compiled`); scipy is imported only by the uncompiled fallbacks
+  (song-defined kernels in the sandbox, where it is pre-imported).
 * Biquad formulas are Robert Bristow-Johnson's "Cookbook formulae for audio EQ biquad filter
   coefficients" (bilinear transform with frequency pre-warping). ``q`` is the cookbook's Q; shelves use
   the cookbook's shelf slope S = 1 (their half-gain point, in dB, sits at ``freq_hz``).
@@ -18,9 +21,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import signal
 
 from ..errors import DeviceError
+
+# What the kernel stdlib re-exports (unchanged when scipy.signal left the scoring path): ``butter2`` (the
+# meters' design) and ``lfilter_samples`` (a loop for :mod:`.compiled`) are not part of the kernel API.
+__all__ = ["rbj_biquad", "one_pole", "butterworth", "linkwitz_riley4", "SOSFilter", "sos_samples", "Biquad",
+           "OnePole", "Crossover"]
 
 SQRT1_2 = math.sqrt(0.5)
 BIQUAD_KINDS = ("lp", "hp", "bp", "notch", "peak", "lowshelf", "highshelf")
@@ -173,13 +180,16 @@ class SOSFilter:
 
     def process(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
-        if self.loop is not None and x.ndim == 2:
-            y = np.empty(x.shape)
-            self.loop(self.sos, x, self.state(x.shape[0]), y)
-            return y
+        if self.loop is not None and x.ndim in (1, 2):
+            rows = x[None, :] if x.ndim == 1 else x  # a mono signal is one channel of state
+            y = np.empty(rows.shape)
+            self.loop(self.sos, rows, self.state(rows.shape[0]), y)
+            return y[0] if x.ndim == 1 else y
+        from scipy.signal import sosfilt  # the uncompiled path (kernels, tests); house devices pass loop=
+
         if self._zi is None or self._zi.shape[1:-1] != x.shape[:-1]:
             self._zi = np.zeros((self.sos.shape[0],) + x.shape[:-1] + (2,))
-        y, self._zi = signal.sosfilt(self.sos, x, axis=-1, zi=self._zi)
+        y, self._zi = sosfilt(self.sos, x, axis=-1, zi=self._zi)
         return y
 
 
@@ -261,12 +271,14 @@ class Crossover:
 
     >>> xo = Crossover(freq_hz=120, sr=48000)
     >>> lo, hi = xo.split(np.zeros((2, 16)))
+
+    ``loop``: a compiled :func:`sos_samples` for the three filters (see :class:`SOSFilter`).
     """
 
-    def __init__(self, *, freq_hz: float, sr: float):
+    def __init__(self, *, freq_hz: float, sr: float, loop=None):
         lo, hi = linkwitz_riley4(freq_hz=freq_hz, sr=sr)
-        self._lo, self._hi = SOSFilter(lo), SOSFilter(hi)
-        self._ap = SOSFilter(_lr4_allpass(freq_hz=freq_hz, sr=sr))
+        self._lo, self._hi = SOSFilter(lo, loop=loop), SOSFilter(hi, loop=loop)
+        self._ap = SOSFilter(_lr4_allpass(freq_hz=freq_hz, sr=sr), loop=loop)
 
     def set_freq(self, *, freq_hz: float, sr: float) -> None:
         lo, hi = linkwitz_riley4(freq_hz=freq_hz, sr=sr)
@@ -301,3 +313,45 @@ def _lr4_allpass(*, freq_hz: float, sr: float) -> np.ndarray:
     cw = math.cos(w0)
     a0 = 1 + alpha
     return np.array([[(1 - alpha) / a0, -2 * cw / a0, 1.0, 1.0, -2 * cw / a0, (1 - alpha) / a0]])
+
+
+def butter2(kind: str, *, freq_hz: float, sr: float) -> np.ndarray:
+    """A 2nd-order Butterworth low- or high-pass as one section ``[b0, b1, b2, 1, a1, a2]``.
+
+    The analog prototype ``1 / (s² + √2 s + 1)`` through the bilinear transform with the cutoff pre-warped
+    (``K = tan(π f / sr)``), so the gain is exactly 1/√2 (-3.01 dB) at ``freq_hz``: the design of
+    ``scipy.signal.butter(2, freq_hz, btype, fs=sr, output="sos")``, equal to its coefficients to rounding.
+    Unlike :func:`rbj_biquad` the frequency is not clamped: it must lie strictly between 0 and sr/2.
+
+    >>> s = butter2("lp", freq_hz=1000, sr=48000)
+    >>> round(float(s[:3].sum() / s[3:].sum()), 12)  # unit gain at DC
+    1.0
+    """
+    if kind not in ("lp", "hp"):
+        raise DeviceError(f"Butterworth kind {kind!r} is unknown; allowed: lp, hp")
+    if not 0.0 < freq_hz < sr / 2.0:
+        raise DeviceError(f"Butterworth cutoff {freq_hz!r} Hz must lie strictly between 0 and {sr / 2.0:g} Hz")
+    k = math.tan(math.pi * float(freq_hz) / float(sr))
+    kk = k * k
+    a0 = 1.0 + math.sqrt(2.0) * k + kk
+    g = (kk if kind == "lp" else 1.0) / a0
+    b1 = 2.0 * g if kind == "lp" else -2.0 * g
+    return np.array([g, b1, g, 1.0, 2.0 * (kk - 1.0) / a0, (1.0 - math.sqrt(2.0) * k + kk) / a0])
+
+
+def lfilter_samples(b, a, x, z, y):  # pragma: no cover - run compiled by numba
+    """``scipy.signal.lfilter``'s direct form II transposed, row by row: ``x`` and ``y`` ``(rows, n)``, the
+    state ``z`` ``(rows, m - 1)`` updated in place, ``b`` and ``a`` of one length ``m >= 2`` with
+    ``a[0] == 1`` (see :func:`~pytest_overdub.dsp.compiled.lfilter`, which pads and normalises). The
+    products and sums are lfilter's, in its order, so the samples are identical:
+    ``y = z0 + b0·x``; ``z_k = (z_{k+1} + x·b_{k+1}) - y·a_{k+1}``; the last ``z = x·b_m - y·a_m``."""
+    rows, n = x.shape
+    m = b.shape[0]
+    for r in range(rows):
+        for i in range(n):
+            u = x[r, i]
+            v = z[r, 0] + b[0] * u
+            for k in range(m - 2):
+                z[r, k] = z[r, k + 1] + u * b[k + 1] - v * a[k + 1]
+            z[r, m - 2] = u * b[m - 1] - v * a[m - 1]
+            y[r, i] = v

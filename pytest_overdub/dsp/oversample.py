@@ -12,8 +12,6 @@ under-read near-Nyquist peaks by up to 1.7 dB).
 from __future__ import annotations
 
 import numpy as np
-from scipy import signal
-from scipy.ndimage import correlate1d
 
 FACTOR = 4
 TAPS_PER_PHASE = 24
@@ -22,10 +20,37 @@ FUTURE = TAPS_PER_PHASE // 2  # input samples after n that they read (12)
 KAISER_BETA = 7.0
 
 
+#: The first 49 of the prototype's 97 taps (the rest mirror them): the values of
+#: ``scipy.signal.firwin(97, 0.25, window=("kaiser", 7.0))``, the windowed sinc ``0.25·sinc(m/4)·kaiser(m)``
+#: scaled to unit DC gain, kept as numbers so a cold process does not import scipy.signal (~1 s) to design
+#: them. Stored to the last bit: they set the limiter's gain, and renders must not change. The taps at
+#: multiples of 4 from the centre are the design's rounding residue (~1e-18) and are never read.
+#: ``tests/unit/test_dsp_oversample.py`` checks the table against scipy bit for bit.
+PROTOTYPE_HALF = (
+    -5.780835551613522e-20, -4.467232807430301e-05, -9.3541910571022e-05, -9.295835920465544e-05,
+    8.72449632586168e-19, 0.00016584045240808186, 0.00030219470121271673, 0.0002704242729421697,
+    -5.838607928731471e-19, -0.0004148977021643602, -0.0007141251306426401, -0.0006085940011220321,
+    1.1334270592981438e-18, 0.0008620829437425806, 0.0014353205902143365, 0.0011873163113474063,
+    -1.913425015845933e-18, -0.0015978675935852623, -0.002602032959838524, -0.0021093265446824306,
+    2.9198816190834146e-18, 0.002739942868463138, 0.004393410698504679, 0.0035116701089942613,
+    -4.113694405968715e-18, -0.004451861147640367, -0.007065137228946734, -0.005596052276272328,
+    5.420088400769196e-18, 0.006992633730124019, 0.011039474686874148, 0.008710947567246842,
+    -6.734742765076192e-18, -0.010855988864957313, -0.01716512474981512, -0.013596786401104552,
+    7.93613823482964e-18, 0.01722582333552548, 0.027618607969623832, 0.022297714563150637,
+    -8.902294306163278e-18, -0.030005562589482494, -0.05042772299454745, -0.04346036456159497,
+    9.52899746454256e-18, 0.07408751028121896, 0.15827351257241984, 0.22477912108385154, 0.2500181372127638,
+)
+
+
+def prototype() -> np.ndarray:
+    """The 97-tap lowpass prototype (cutoff at the original Nyquist frequency, unit DC gain)."""
+    half = np.array(PROTOTYPE_HALF)
+    return np.concatenate([half, half[-2::-1]])
+
+
 def _design() -> np.ndarray:
     """Per-phase weights ``w[r-1, k]`` so ``x(n + r/4) = Σ_k w[r-1, k]·x[n - PAST + k]`` (r = 1, 2, 3)."""
-    length = FACTOR * TAPS_PER_PHASE + 1
-    h = signal.firwin(length, 1.0 / FACTOR, window=("kaiser", KAISER_BETA)) * FACTOR
+    h = prototype() * FACTOR
     centre = FACTOR * TAPS_PER_PHASE // 2
     w = np.empty((FACTOR - 1, TAPS_PER_PHASE))
     for r in range(1, FACTOR):
@@ -50,6 +75,8 @@ def _phases(buf: np.ndarray) -> np.ndarray:
     out = np.empty((FACTOR - 1,) + buf.shape[:-1] + (max(count, 0),))
     if count <= 0:
         return out
+    from scipy.ndimage import correlate1d  # the uncompiled path; the limiter passes loop=
+
     for r in range(FACTOR - 1):
         # correlate1d centres an even kernel of T taps at index T/2 (origin 0): it reads b[j-T/2 .. j+T/2-1];
         # origin=-1 shifts that to b[j-T/2+1 .. j+T/2] = x[n - PAST .. n + FUTURE] at j = n.

@@ -71,17 +71,16 @@ def onset_times(x: np.ndarray, *, sr: int) -> np.ndarray:
 
 def onset_times_of(arr: np.ndarray, *, sr: int, mono: np.ndarray | None = None) -> np.ndarray:
     """:func:`onset_times` of an already validated ``(channels, n)`` signal (``mono``: its float32 mono sum)."""
-    from scipy.ndimage import median_filter
-    from scipy.signal import find_peaks
+    from pytest_overdub.measure.peaks import pick_peaks, running_median
 
     flux, hop_s = onset_flux(arr, sr=sr) if mono is None else onset_flux_of_mono(mono, sr=sr)
     if not flux.any():
         return np.zeros(0)
     size = max(3, int(round(_MEDIAN_S / hop_s)) | 1)
-    threshold = median_filter(flux, size=size, mode="constant") + _DELTA
+    threshold = running_median(flux, size=size) + _DELTA
     distance = max(1, int(np.ceil(_MIN_GAP_S / hop_s)))
-    # A leading zero lets a peak in the first frame (a note at t = 0) count: find_peaks skips the edges.
-    peaks, _ = find_peaks(np.concatenate([[0.0], flux]), height=np.concatenate([[1.0], threshold]), distance=distance)
+    # A leading zero lets a peak in the first frame (a note at t = 0) count: pick_peaks skips the edges.
+    peaks = pick_peaks(np.concatenate([[0.0], flux]), height=np.concatenate([[1.0], threshold]), distance=distance)
     return (peaks - 1) * hop_s
 
 

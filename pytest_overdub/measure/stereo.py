@@ -78,7 +78,8 @@ def side_db(x: np.ndarray, *, sr: int) -> float:
 
 def band_side_of(x: np.ndarray, *, sr: int, lo_hz: float, hi_hz: float) -> float:
     """``side.<lo>-<hi>`` of a validated signal."""
-    from scipy.signal import butter, sosfilt
+    from pytest_overdub.dsp.compiled import sosfilt
+    from pytest_overdub.dsp.filters import butter2
 
     nyquist = sr / 2.0
     if not (np.isfinite(lo_hz) and np.isfinite(hi_hz) and 0.0 <= lo_hz < hi_hz):
@@ -89,11 +90,11 @@ def band_side_of(x: np.ndarray, *, sr: int, lo_hz: float, hi_hz: float) -> float
     ms = np.stack([left + right, left - right])
     sections = []
     if lo_hz > 0.0:
-        sections += [butter(2, lo_hz, btype="highpass", fs=sr, output="sos")] * 2
+        sections += [butter2("hp", freq_hz=lo_hz, sr=sr)] * 2
     if hi_hz < nyquist:
-        sections += [butter(2, hi_hz, btype="lowpass", fs=sr, output="sos")] * 2
+        sections += [butter2("lp", freq_hz=hi_hz, sr=sr)] * 2
     if sections:
-        ms = sosfilt(np.concatenate(sections), ms, axis=-1)
+        ms = sosfilt(np.stack(sections), ms)
     return _side_ratio_db(ms[0], ms[1])
 
 

@@ -98,3 +98,18 @@ def test_compiled_compressor_detector_equals_gain_computer_release_and_attack():
     COMP_GR(level_db[1500:], -24.0, 4.0, 6.0, rel, att, state, got[1500:])
     assert expect.max() > 3.0  # it really compressed
     np.testing.assert_allclose(got, expect, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("size", [1, 2, 7, 147, 400])
+def test_window_max_equals_maximum_filter1d(size):
+    from scipy.ndimage import maximum_filter1d
+
+    from pytest_overdub.dsp.dynamics import window_max
+
+    x = np.round(np.random.default_rng(size).standard_normal(1000), 1)  # many ties
+    half = size // 2  # scipy centres the window: left reach size // 2
+    want = maximum_filter1d(x, size=size, mode="nearest")[half:half + x.size - size + 1]
+    assert np.array_equal(window_max(x, size=size), want)
+    assert window_max(x[:3], size=5).shape == (0,)
+    with pytest.raises(DeviceError, match="2.5"):
+        window_max(x, size=2.5)

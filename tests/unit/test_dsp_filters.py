@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import signal
 
-from pytest_overdub.dsp.filters import (BIQUAD_KINDS, Crossover, OnePole, SOSFilter, butterworth,
+from pytest_overdub.dsp.filters import (BIQUAD_KINDS, Crossover, OnePole, SOSFilter, butter2, butterworth,
                                         linkwitz_riley4, one_pole, rbj_biquad)
 from pytest_overdub.errors import DeviceError
 
@@ -90,3 +90,15 @@ def test_compiled_loop_gives_sosfilts_samples_bit_for_bit_across_blocks():
     f = SOSFilter(sos, loop=njit(cache=True)(sos_samples))
     got = np.concatenate([f.process(x[:, :1234]), f.process(x[:, 1234:])], axis=1)
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("kind,btype", [("lp", "lowpass"), ("hp", "highpass")])
+@pytest.mark.parametrize("freq_hz,sr", [(20.0, 48000), (120.0, 48000), (1000.0, 44100), (12000.0, 48000),
+                                        (23500.0, 48000)])
+def test_butter2_is_scipys_design_and_minus_3_01_db_at_the_cutoff(kind, btype, freq_hz, sr):
+    ours = butter2(kind, freq_hz=freq_hz, sr=sr)
+    assert np.max(np.abs(ours - signal.butter(2, freq_hz, btype=btype, fs=sr, output="sos")[0])) < 1e-12
+    _, h = signal.sosfreqz(ours[None, :], worN=[freq_hz], fs=sr)
+    assert 20 * np.log10(abs(h[0])) == pytest.approx(-3.0103, abs=1e-4)  # 10·log10(1/2)
+    with pytest.raises(DeviceError, match=f"between 0 and {sr / 2:g} Hz"):
+        butter2(kind, freq_hz=sr / 2, sr=sr)

@@ -29,3 +29,14 @@ def test_compiled_peak_is_within_0_05_db_of_resample_poly_and_floor_skips_quiet_
     loud = slice(3100, 5900)
     assert abs(20 * np.log10(peak[loud].max() / fine[loud].max())) < 0.05
     assert peak[:3000].max() <= 0.5
+
+
+def test_stored_prototype_is_firwins_design_bit_for_bit_and_a_nyquist_filter():
+    from pytest_overdub.dsp.oversample import PHASE_WEIGHTS, prototype
+
+    h = prototype()
+    assert np.array_equal(h, signal.firwin(97, 0.25, window=("kaiser", 7.0)))
+    assert abs(h.sum() - 1.0) < 1e-15  # firwin scales to unit DC gain
+    assert np.array_equal(h, h[::-1])  # linear phase
+    # each in-between phase reads every 4th tap of 4·h: a Nyquist filter passes DC at ~unity on every phase
+    assert np.allclose(PHASE_WEIGHTS.sum(axis=1), 1.0, atol=1e-4)

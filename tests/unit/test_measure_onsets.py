@@ -46,3 +46,33 @@ def test_steady_tone_has_one_onset_and_silence_none():
 def test_gain_does_not_change_the_count():
     x = clicks(np.arange(12) * 0.5 + 0.1, seconds=6.5)
     assert onset_times(x * 0.01, sr=SR).size == onset_times(x, sr=SR).size == 12
+
+
+# ------------------------------------------------- peak picking against scipy (the reference)
+
+@pytest.mark.parametrize("seed", range(6))
+def test_running_median_and_pick_peaks_equal_scipy(seed):
+    from scipy.ndimage import median_filter
+    from scipy.signal import find_peaks
+
+    from pytest_overdub.measure.peaks import pick_peaks, running_median
+
+    rng = np.random.default_rng(seed)
+    # coarse values make plateaus and equal heights; seed 0 is smooth noise with plain peaks
+    x = rng.random(3000) if seed == 0 else np.round(rng.random(3000) * (3 + seed), 0) / (3 + seed)
+    size = (5, 47, 3, 9, 101, 1)[seed]
+    assert np.array_equal(running_median(x, size=size), median_filter(x, size=size, mode="constant"))
+    height = running_median(x, size=max(size, 3) | 1) * 0.5
+    for distance in (1, 2, 5, 40):
+        want, _ = find_peaks(x, height=height, distance=distance)
+        assert np.array_equal(pick_peaks(x, height=height, distance=distance), want)
+
+
+def test_peak_helpers_refuse_bad_sizes():
+    from pytest_overdub.errors import MeasureError
+    from pytest_overdub.measure.peaks import pick_peaks, running_median
+
+    with pytest.raises(MeasureError, match="4"):
+        running_median(np.zeros(8), size=4)
+    with pytest.raises(MeasureError, match="0.5"):
+        pick_peaks(np.zeros(8), height=np.zeros(8), distance=0.5)

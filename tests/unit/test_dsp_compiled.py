@@ -1,0 +1,50 @@
+"""The compiled sosfilt/lfilter give scipy.signal's samples bit for bit (scipy is the reference here)."""
+
+import numpy as np
+import pytest
+from scipy import signal
+
+from pytest_overdub.dsp.compiled import SOS, lfilter, sosfilt
+from pytest_overdub.dsp.filters import Crossover, SOSFilter, butterworth, one_pole, rbj_biquad
+from pytest_overdub.errors import DeviceError
+
+SR = 48000
+RNG = np.random.default_rng(11)
+
+
+@pytest.mark.parametrize("shape", [(700,), (2, 500), (2, 3, 300)])
+def test_sosfilt_equals_scipy_bit_for_bit(shape):
+    x = RNG.standard_normal(shape)
+    sos = np.concatenate([butterworth("hp", order=4, freq_hz=80, sr=SR), one_pole("lp", freq_hz=900, sr=SR)[None]])
+    assert np.array_equal(sosfilt(sos, x), signal.sosfilt(sos, x, axis=-1))
+
+
+@pytest.mark.parametrize("b,a", [([0.15], [1.0, -0.85]),                     # the pluck's excitation one-pole
+                                 ([1.0], [1.0, -0.7]),                       # a comb's recursion
+                                 ([0.2, 0.3, -0.1], [1.0, -0.5, 0.25, 0.1]),  # third order, b padded
+                                 ([0.5, 0.4, 0.3, 0.2], [2.0, -0.4])])       # a[0] != 1, a padded
+def test_lfilter_equals_scipy_bit_for_bit_with_and_without_state(b, a):
+    x = RNG.standard_normal((3, 400))
+    assert np.array_equal(lfilter(b, a, x[0]), signal.lfilter(b, a, x[0]))
+    zi = RNG.standard_normal((3, max(len(a), len(b)) - 1))
+    (y, zf), (want_y, want_zf) = lfilter(b, a, x, zi=zi), signal.lfilter(b, a, x, axis=-1, zi=zi)
+    assert np.array_equal(y, want_y) and np.array_equal(zf, want_zf)
+
+
+def test_lfilter_refuses_a_non_recursive_or_unnormalisable_filter():
+    with pytest.raises(DeviceError, match=r"len\(a\) >= 2"):
+        lfilter([1.0, 0.5], [1.0], np.ones(4))
+    with pytest.raises(DeviceError, match="a\\[0\\] != 0"):
+        lfilter([1.0], [0.0, 0.5], np.ones(4))
+    with pytest.raises(DeviceError, match="zi of shape"):
+        lfilter([1.0], [1.0, -0.5], np.ones((2, 4)), zi=np.zeros(1))
+
+
+def test_loop_filters_take_mono_signals_and_carry_state_like_sosfilt():
+    x = RNG.standard_normal(2000)
+    sos = rbj_biquad("hp", freq_hz=120, sr=SR)[None]
+    f = SOSFilter(sos, loop=SOS)
+    got = np.concatenate([f.process(x[:777]), f.process(x[777:])])
+    assert np.array_equal(got, signal.sosfilt(sos, x))
+    plain, compiled = Crossover(freq_hz=150, sr=SR), Crossover(freq_hz=150, sr=SR, loop=SOS)
+    assert np.array_equal(compiled.allpass(x), plain.allpass(x))
