@@ -42,6 +42,13 @@ class SandboxedKernel:
         self.sock = None
         self.pid, self.sock = self.server.claim(self.limits)
         self.vm_read = False
+        try:
+            self._build(defn, sr=sr, tempo_bpm=tempo_bpm, seed=seed)
+        except BaseException:
+            self.close()  # a kernel that fails to load ends its child now, not when collected
+            raise
+
+    def _build(self, defn, *, sr: int, tempo_bpm: float, seed: int) -> None:
         # Kernel code (here its module body) only ever runs under the pool lock: no child can touch the
         # shared pool while another child's call is using it.
         with self.server.pool_lock:

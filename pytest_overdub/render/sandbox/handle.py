@@ -169,6 +169,8 @@ def fork_server() -> ForkServer:
     global _SERVER
     with _SERVER_LOCK:
         if _SERVER is None or not _SERVER.alive():
+            if _SERVER is not None and _SERVER.owner == os.getpid():
+                _SERVER.close()  # a dead server: its socket, pool and child claimed ahead go with it
             _SERVER = ForkServer()
         return _SERVER
 
