@@ -326,3 +326,14 @@ def test_room_taps_impulse_response_is_decaying_copies_at_each_tap():
     expect = sum(g * np.where(n >= d, coeff * (1.0 - coeff) ** np.maximum(n - d, 0), 0.0) for d, g in zip(delays, gains))
     assert np.allclose(y, expect, rtol=0, atol=1e-12)
     assert not y[:3].any()
+
+
+def test_a_drum_room_decays_to_exact_zero_not_to_subnormals():
+    """A kick and its room followed by seconds of silence: the room's one-pole must end at exact 0.
+    Left alone it settles on a subnormal number (coeff * state rounds to 0 there), and every later pass
+    over the stem then runs subnormal arithmetic, about a hundred times slower."""
+    y = render(Drums, [note(Drums, 36, dur=0.1, room=1.0)], seconds=6.0, room=1.0)
+    subnormal = (y != 0) & (np.abs(y) < np.finfo(np.float64).tiny)
+    assert int(subnormal.sum()) == 0
+    assert np.all(y[:, -SR:] == 0.0)  # the last second is silent, exactly
+    assert np.abs(y[:, : SR // 2]).max() > 0.1  # and the kick was there
