@@ -102,3 +102,26 @@ def test_butter2_is_scipys_design_and_minus_3_01_db_at_the_cutoff(kind, btype, f
     assert 20 * np.log10(abs(h[0])) == pytest.approx(-3.0103, abs=1e-4)  # 10·log10(1/2)
     with pytest.raises(DeviceError, match=f"between 0 and {sr / 2:g} Hz"):
         butter2(kind, freq_hz=sr / 2, sr=sr)
+
+
+@pytest.mark.parametrize("channels", [1, 2])
+def test_a_decay_in_silence_ends_at_rest_not_on_subnormals(channels):
+    """An EQ-like cascade rung by one impulse, then 20 s of silence: scipy carries its state on as
+    subnormal numbers for ever (each costs ~100x in every later pass); the compiled loop sets a
+    section at rest once its state is below 1e-300, so the tail becomes exactly 0 and stays there."""
+    from scipy.signal import sosfilt as scipy_sosfilt
+
+    from pytest_overdub.dsp.compiled import SOS
+
+    sos = np.vstack([rbj_biquad("hp", freq_hz=80, sr=48000), rbj_biquad("peak", freq_hz=900, sr=48000,
+                                                                       gain_db=3.0)])
+    x = np.zeros((channels, 20 * 48000))
+    x[:, 10] = 0.5
+    ours = SOSFilter(sos, loop=SOS).process(x)
+    theirs = scipy_sosfilt(sos, x, axis=-1)
+    tiny = np.finfo(np.float64).tiny
+    assert int(((theirs != 0) & (np.abs(theirs) < tiny)).sum()) > 100_000  # the hazard is real
+    assert int(((ours != 0) & (np.abs(ours) < tiny)).sum()) == 0
+    assert np.all(ours[:, -48000:] == 0.0)
+    loud = np.abs(theirs) > 1e-200  # where the signal is still far above the threshold: scipy's samples
+    np.testing.assert_array_equal(ours[loud], theirs[loud])
