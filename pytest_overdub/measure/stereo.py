@@ -13,6 +13,8 @@ Conventions (SPEC section 7), for a ``(2, n)`` signal with channels L, R:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from pytest_overdub.errors import MeasureError
@@ -37,7 +39,10 @@ def correlation_of(x: np.ndarray, *, dots: tuple[float, float, float] | None = N
     ll, rr, lr = channel_dots(x) if dots is None else dots
     if ll == 0.0 or rr == 0.0:
         return 1.0 if ll == rr else 0.0
-    return float(np.clip(lr / np.sqrt(ll * rr), -1.0, 1.0))
+    norm = math.sqrt(ll * rr)
+    if norm == 0.0 or norm == math.inf:  # the product under- or overflowed (a very quiet or loud signal)
+        norm = math.sqrt(ll) * math.sqrt(rr)
+    return float(np.clip(lr / norm, -1.0, 1.0))
 
 
 def side_db_from_dots(ll: float, rr: float, lr: float) -> float:

@@ -56,3 +56,14 @@ def test_mono_input_reads_fully_correlated():
 def test_bad_band_is_a_measure_error():
     with pytest.raises(MeasureError, match="lo_hz"):
         measure_band_side(np.stack([NOISE, NOISE]), sr=SR, lo_hz=500, hi_hz=100)
+
+
+@pytest.mark.parametrize("scale", [1e-100, 1e100])
+def test_correlation_holds_for_very_quiet_and_very_loud_signals(scale):
+    """sum L^2 * sum R^2 under- or overflows at these levels (each sum alone does not); the correlation
+    must not: it is scale-free, the same figure as at unit level, not an inf clipped to +-1 or a NaN."""
+    rng = np.random.default_rng(4)
+    left = rng.standard_normal(4800)
+    x = np.vstack([left, 0.6 * left + 0.8 * rng.standard_normal(4800)])
+    assert correlation(x * scale, sr=48000) == pytest.approx(correlation(x, sr=48000), abs=1e-12)
+    assert 0.5 < correlation(x, sr=48000) < 0.7
