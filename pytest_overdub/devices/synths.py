@@ -26,17 +26,12 @@ import numpy as np
 from numba import njit
 
 from ..dsp.envelopes import adsr
+from ..dsp.filters import TINY
 from ..dsp.signals import mtof, rng_for, sine
 from .base import Instrument, NoteEvent
 from .params import HOUSE_SPECS
 
 # --------------------------------------------------------------------------------------------- kernels
-
-#: A recursion state whose magnitude falls below this is set to exact 0. A one-pole decaying in silence
-#: otherwise settles on a subnormal number (``coeff * state`` rounds to 0 there, so it never reaches 0),
-#: and every later pass over the stem then does subnormal arithmetic, which costs about a hundred times a
-#: normal operation. 1e-300 is some 6000 dB below full scale: no meter or ear can tell.
-TINY = 1e-300
 
 
 @njit(cache=True)
@@ -401,7 +396,7 @@ def tapped_lowpassed(x, delays, gains, coeff):  # pragma: no cover - compiled
                 dst[i] += g * src[i]
         for i in range(a, b):
             state += coeff * (y[i] - state)
-            if -TINY < state < TINY:  # a decay into the subnormal range ends at exact 0 (see TINY)
+            if -TINY < state < TINY:  # at rest below TINY (dsp.filters): no subnormal tail
                 state = 0.0
             y[i] = state
     return y
