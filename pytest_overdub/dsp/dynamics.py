@@ -29,13 +29,22 @@ __all__ = ["db_to_gain", "gain_to_db", "release_coeff", "peak_hold_release", "Pe
 DB_FLOOR = -240.0
 
 
+#: ln(10) / 20: ``10 ** (db / 20) == exp(db * LN10_OVER_20)``.
+LN10_OVER_20 = math.log(10.0) / 20.0
+
+
 def db_to_gain(db):
-    """Amplitude factor of a level in dB: ``10 ** (db / 20)``.
+    """Amplitude factor of a level in dB: ``10 ** (db / 20)``, computed as ``exp(db · ln(10) / 20)`` (the
+    same value to within an ulp or two; numpy's ``exp`` runs about 3x faster than its ``power``, and the
+    compressor and limiter take it of every frame). 0 dB gives exactly 1.
 
     >>> round(db_to_gain(-6.0206), 4)
     0.5
     """
-    return 10.0 ** (np.asarray(db, dtype=np.float64) / 20.0) if np.ndim(db) else 10.0 ** (float(db) / 20.0)
+    if np.ndim(db):
+        g = np.multiply(db, LN10_OVER_20, dtype=np.float64)
+        return np.exp(g, out=g)
+    return math.exp(float(db) * LN10_OVER_20)
 
 
 def gain_to_db(gain):
