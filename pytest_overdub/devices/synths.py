@@ -42,8 +42,16 @@ def svf_lowpass(x, g, k):  # pragma: no cover - compiled
     One and two channels keep their state in scalars (registers), so the per-sample recursions of the two
     sides run interleaved; the arithmetic is the same for any channel count.
     """
+    y = np.empty(x.shape)
+    svf_lowpass_into(x, g, k, y)
+    return y
+
+
+@njit(cache=True)
+def svf_lowpass_into(x, g, k, y):  # pragma: no cover - compiled
+    """:func:`svf_lowpass` written into ``y`` (same shape); ``y`` may be ``x`` itself (each sample is
+    read before it is written)."""
     n_ch, n = x.shape
-    y = np.empty((n_ch, n))
     if n_ch == 2:
         l1 = l2 = r1 = r2 = 0.0
         for i in range(n):
@@ -63,7 +71,7 @@ def svf_lowpass(x, g, k):  # pragma: no cover - compiled
             r1 = 2.0 * v1 - r1
             r2 = 2.0 * v2 - r2
             y[1, i] = v2
-        return y
+        return
     for c in range(n_ch):
         s1 = s2 = 0.0
         for i in range(n):
@@ -77,7 +85,6 @@ def svf_lowpass(x, g, k):  # pragma: no cover - compiled
             s1 = 2.0 * v1 - s1
             s2 = 2.0 * v2 - s2
             y[c, i] = v2
-    return y
 
 
 @njit(cache=True)
@@ -109,23 +116,36 @@ def fdn4(x, delays, gains, damp):  # pragma: no cover - compiled
     """Four delay lines mixed by a Householder matrix, one-pole damping in each loop.
 
     Returns the four line outputs ``(4, n)``; ``gains[j]`` is line j's feedback gain (sets its T60),
-    ``damp`` the one-pole low-pass coefficient (0 = no damping). Ring-buffer positions advance by one and
-    wrap with a compare (no integer division per sample).
+    ``damp`` the one-pole low-pass coefficient (0 = no damping). See :func:`fdn4_run`.
+    """
+    lines = np.empty((4, x.shape[0]))
+    fdn4_run(x, delays, gains, damp, lines, np.empty((2, 0)), 0.0)
+    return lines
+
+
+@njit(cache=True)
+def fdn4_run(x, delays, gains, damp, lines, wash, wash_gain):  # pragma: no cover - compiled
+    """The :func:`fdn4` network over ``x``: writes the line outputs into ``lines`` when it has ``n``
+    columns, and adds the pad's wash into ``wash`` in place when that has ``n`` columns:
+    ``wash[0] += wash_gain (l0 - l2 + 0.5 l1)``, ``wash[1] += wash_gain (l1 - l3 + 0.5 l0)``, so the pad
+    needs no ``(4, n)`` array of line outputs (278 MB on a 3-minute track). Ring-buffer positions advance
+    by one and wrap with a compare (no integer division per sample).
     """
     n = x.shape[0]
+    keep = lines.shape[1] == n
+    add = wash.shape[1] == n
     size = 0
     for j in range(4):
         if delays[j] > size:
             size = delays[j]
     buf = np.zeros((4, size))
-    out = np.empty((4, n))
     r0 = (size - delays[0]) % size
     r1 = (size - delays[1]) % size
     r2 = (size - delays[2]) % size
     r3 = (size - delays[3]) % size
     g0, g1, g2, g3 = gains[0], gains[1], gains[2], gains[3]
     lp0 = lp1 = lp2 = lp3 = 0.0
-    keep = 1.0 - damp
+    keep_lp = 1.0 - damp
     w = 0
     for i in range(n):
         t0 = buf[0, r0]
@@ -133,14 +153,18 @@ def fdn4(x, delays, gains, damp):  # pragma: no cover - compiled
         t2 = buf[2, r2]
         t3 = buf[3, r3]
         half = 0.5 * (t0 + t1 + t2 + t3)
-        lp0 = keep * (t0 - half) * g0 + damp * lp0
-        lp1 = keep * (t1 - half) * g1 + damp * lp1
-        lp2 = keep * (t2 - half) * g2 + damp * lp2
-        lp3 = keep * (t3 - half) * g3 + damp * lp3
-        out[0, i] = t0
-        out[1, i] = t1
-        out[2, i] = t2
-        out[3, i] = t3
+        lp0 = keep_lp * (t0 - half) * g0 + damp * lp0
+        lp1 = keep_lp * (t1 - half) * g1 + damp * lp1
+        lp2 = keep_lp * (t2 - half) * g2 + damp * lp2
+        lp3 = keep_lp * (t3 - half) * g3 + damp * lp3
+        if keep:
+            lines[0, i] = t0
+            lines[1, i] = t1
+            lines[2, i] = t2
+            lines[3, i] = t3
+        if add:
+            wash[0, i] = ((t0 - t2) + 0.5 * t1) * wash_gain + wash[0, i]
+            wash[1, i] = ((t1 - t3) + 0.5 * t0) * wash_gain + wash[1, i]
         xi = x[i]
         buf[0, w] = lp0 + xi
         buf[1, w] = lp1 + xi
@@ -161,7 +185,6 @@ def fdn4(x, delays, gains, damp):  # pragma: no cover - compiled
         r3 += 1
         if r3 == size:
             r3 = 0
-    return out
 
 
 @njit(cache=True, inline="always")
@@ -243,7 +266,27 @@ def osc_bank_fixed(d0, n, ratios, ph0, gl, gr, shape, pw, sub):  # pragma: no co
     and a unit-weight pulse voice equals :func:`pytest_overdub.dsp.signals.square` bit for bit (same phase
     and residual arithmetic).
     """
-    out = np.zeros((2, n))
+    out = np.empty((2, n))
+    osc_bank_fixed_into(out, d0, n, ratios, ph0, gl, gr, shape, pw, sub)
+    return out
+
+
+@njit(cache=True)
+def add_enveloped(out, s, sig, level, env):  # pragma: no cover - compiled
+    """``out[:, s:s + m] += sig[:, :m] * (level * env)`` for ``m = len(env)``: a note's oscillators times
+    its envelope, added into a bus in one pass (the numpy steps ``sig *= level * env`` and the add)."""
+    for c in range(2):
+        for i in range(env.shape[0]):
+            out[c, s + i] = out[c, s + i] + sig[c, i] * (level * env[i])
+
+
+@njit(cache=True)
+def osc_bank_fixed_into(out, d0, n, ratios, ph0, gl, gr, shape, pw, sub):  # pragma: no cover - compiled
+    """:func:`osc_bank_fixed` written into ``out[:, :n]`` (zeroed first), so a caller can reuse one
+    buffer for every note instead of a fresh array (and its page faults) per note."""
+    for c in range(2):
+        for i in range(n):
+            out[c, i] = 0.0
     for j in range(ratios.shape[0]):
         d = d0 * ratios[j]
         if d > 0.5:
@@ -278,7 +321,6 @@ def osc_bank_fixed(d0, n, ratios, ph0, gl, gr, shape, pw, sub):  # pragma: no co
             y = 0.225 * (y * abs(y) - y) + y
             out[0, i] += sub * y
             out[1, i] += sub * y
-    return out
 
 
 @njit(cache=True)
@@ -338,13 +380,12 @@ def mod_delay(x, delay):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def cross_chorus(y, lfo_l, lfo_r, amount, sr):  # pragma: no cover - compiled
+def cross_chorus(y, lfo_l, lfo_r, amount, sr, out):  # pragma: no cover - compiled
     """The pad chorus in one pass: side ``ch`` is ``(y[ch] + 0.6 amount * wet) / (1 + 0.3 amount)`` where
     ``wet`` is the other side read ``(0.012 + 0.004 lfo[ch]) * sr`` samples back (``lfo`` is ``lfo_l`` for
     the left side, ``lfo_r`` for the right), linearly interpolated (zero before the start):
-    :func:`mod_delay` and the mix, with the same arithmetic."""
+    :func:`mod_delay` and the mix, with the same arithmetic. Written into ``out`` (2, n), not ``y``."""
     n = y.shape[1]
-    out = np.empty((2, n))
     mix = 0.6 * amount
     norm = 1.0 + 0.3 * amount
     for ch in range(2):
@@ -359,16 +400,6 @@ def cross_chorus(y, lfo_l, lfo_r, amount, sr):  # pragma: no cover - compiled
                 b = src[i0 + 1] if i0 + 1 < n else 0.0
                 wet = src[i0] + fr * (b - src[i0])
             out[ch, i] = (y[ch, i] + mix * wet) / norm
-    return out
-
-
-@njit(cache=True)
-def add_wash(y, lines, gain):  # pragma: no cover - compiled
-    """The pad's FDN wash added to ``y`` (2, n) in place: ``y[0] += gain (l0 - l2 + 0.5 l1)`` and
-    ``y[1] += gain (l1 - l3 + 0.5 l0)``, each term in that order (the numpy steps it replaces)."""
-    for i in range(y.shape[1]):
-        y[0, i] = ((lines[0, i] - lines[2, i]) + 0.5 * lines[1, i]) * gain + y[0, i]
-        y[1, i] = ((lines[1, i] - lines[3, i]) + 0.5 * lines[0, i]) * gain + y[1, i]
 
 
 @njit(cache=True)
@@ -793,7 +824,7 @@ class Pad(_Synth):
                 if key not in buses:
                     buses[key] = [np.zeros((2, n_frames)), s, e]
                 bus = buses[key]
-                self._place(bus[0], s, self._note(note, p, e - s))
+                self._add_note(bus[0], s, note, p, e - s)
                 bus[1], bus[2] = min(bus[1], s), max(bus[2], e)
         for key, (buf, s, e) in buses.items():
             p = dict(zip(self.BUS_KEYS, key))
@@ -802,17 +833,22 @@ class Pad(_Synth):
             out[:, s:e] += self._bus(buf[:, s:e], p, s)
         return out
 
-    def _note(self, note: NoteEvent, p: Mapping[str, float], m: int) -> np.ndarray:
+    def _add_note(self, bus: np.ndarray, s: int, note: NoteEvent, p: Mapping[str, float], m: int) -> None:
+        """The note's saws times its envelope, added into ``bus`` from frame ``s`` for ``m`` frames. The
+        oscillators run into one scratch buffer the pad reuses (a fresh array per note cost a page fault
+        per 4 KB: 140 000 of them on the 3-minute bench song)."""
         sr = self.sr
         rng = rng_for(self.seed, note.index)
         f = float(mtof(note.pitch))
         d = p["detune"]
         ratios = np.exp2(np.array([0.0, -d, d]) / 1200.0)
         env = self._adsr(note.dur_s, m=m, attack_s=p["attack"], decay_s=1.5, sustain=0.8, release_s=p["release"])
-        lr = osc_bank_fixed(f / sr, m, ratios, rng.uniform(0.0, 1.0, 3), np.array([0.7, 1.0, 0.0]),
+        scratch = self.__dict__.get("_scratch")
+        if scratch is None or scratch.shape[1] < m:
+            scratch = self._scratch = np.empty((2, m))
+        osc_bank_fixed_into(scratch, f / sr, m, ratios, rng.uniform(0.0, 1.0, 3), np.array([0.7, 1.0, 0.0]),
                             np.array([0.7, 0.0, 1.0]), 0, 0.5, 0.0)
-        lr *= self.LEVEL * note.velocity * env
-        return lr
+        add_enveloped(bus, s, scratch, self.LEVEL * note.velocity, env)
 
     def _bus(self, x: np.ndarray, p: Mapping[str, float], s: int) -> np.ndarray:
         sr = self.sr
@@ -829,7 +865,8 @@ class Pad(_Synth):
         swell += 1.0
         swell *= 0.1 * motion
         np.subtract(1.0, swell, out=swell)
-        y = svf_lowpass(x, g, 1.2)
+        y = x  # the bus is the pad's own: filtered in place
+        svf_lowpass_into(x, g, 1.2, y)
         y *= swell
         if p["chorus"] > 0:
             y = self._chorus(y, p["chorus"], t0)
@@ -842,7 +879,9 @@ class Pad(_Synth):
         m = y.shape[1]
         # each side hears the other side's voices through a delay swept 12 +- 4 ms, the LFOs in quadrature
         lfo_l, lfo_r = (sine(0.4, sr=sr, n_frames=m, phase0=0.4 * t0 + off) for off in (0.0, 0.25))
-        return cross_chorus(y, lfo_l, lfo_r, amount, float(sr))  # no stacked copy of the LFOs
+        out = np.empty((2, m))  # numpy's allocation: large ones are backed by huge pages (numba's are not)
+        cross_chorus(y, lfo_l, lfo_r, amount, float(sr), out)  # no stacked copy of the LFOs
+        return out
 
     def _space(self, y: np.ndarray, amount: float) -> np.ndarray:
         """``y`` plus the FDN wash: ``y + 0.25 amount [l0 - l2 + 0.5 l1, l1 - l3 + 0.5 l0]`` (in place, on
@@ -853,7 +892,7 @@ class Pad(_Synth):
         gains = 10.0 ** (-3.0 * delays / (t60 * sr))
         mid = np.add(y[0], y[1])
         mid *= 0.5
-        add_wash(y, fdn4(mid, delays, gains, 0.35), 0.25 * amount)
+        fdn4_run(mid, delays, gains, 0.35, np.empty((4, 0)), y, 0.25 * amount)
         return y
 
 
