@@ -332,6 +332,7 @@ def _effect_chain(x: np.ndarray, inserts: Iterable[Insert], ctx: _Ctx, track_id:
     fresh array. House devices without automation run streamed (:func:`_stream_chain`); any other chain,
     or a streamed one that faults, runs device by device over the whole track."""
     active = [ins for ins in inserts if ins.on]
+    x_in = x
     if active and max(x.shape[1], 0) > STREAM_BLOCK_FRAMES:
         local: list[StemWarning] = []
         y = _stream_chain(x, active, ctx, track_id, local, scale)
@@ -356,7 +357,19 @@ def _effect_chain(x: np.ndarray, inserts: Iterable[Insert], ctx: _Ctx, track_id:
             warn("error", "produced NaN or inf; passed through")
             continue
         x = y
-    return x * scale if scale is not None else x
+    if scale is None:
+        return x
+    if x is not x_in and _disposable(x):  # scaled in place: no fresh array (and its page faults)
+        return np.multiply(x, scale, out=x)
+    return x * scale
+
+
+def _disposable(y: np.ndarray) -> bool:
+    """Whether a device's output may be overwritten: a writeable float64 (2, n) array that owns its
+    memory (not a view of the device's input or of a read-only memo). The device that returned it is
+    closed and never called again, so nothing reads the old samples."""
+    return (y.base is None and y.flags.writeable and y.flags.c_contiguous and y.dtype == np.float64
+            and y.ndim == 2 and y.shape[0] == 2)
 
 
 class _StreamFault(Exception):

@@ -181,6 +181,47 @@ def test_pan_and_gain_in_the_stem():
     assert centre[0, 0] == 1.0 and centre[1, 0] == 1.0
 
 
+class Held(Effect):
+    """Returns one array it keeps (read-only, or writeable when ``writeable`` is on), whatever the input."""
+
+    spec = DeviceSpec("test.held", "effect", "Held", "", (_p("writeable", 0, 1, 0),))
+    kept: list = []
+
+    def process(self, x, params):
+        held = np.full(x.shape, 0.5)
+        held.flags.writeable = bool(params["writeable"])
+        type(self).kept.append(held)
+        return held
+
+
+class Through(Effect):
+    """Returns its input itself (the engine's read-only view of the track)."""
+
+    spec = DeviceSpec("test.through", "effect", "Through", "", ())
+
+    def process(self, x, params):
+        return x
+
+
+def test_track_gain_never_writes_into_an_array_a_device_kept_or_its_input():
+    g = 10 ** (-6 / 20)
+    devices = dict(DEVICES, **{"test.held": Held, "test.through": Through})
+    Held.kept.clear()
+    r = render(song(track("t_a", gain=-6.0, inserts=[{"device": "test.held"}])), sr=SR,
+               devices=devices, cache=StemCache())
+    assert r.stems["t_a"][0, 0] == pytest.approx(0.5 * g, abs=1e-15)
+    assert np.all(Held.kept[0] == 0.5)  # read-only: the engine scaled a copy
+    r = render(song(track("t_a", gain=-6.0, inserts=[{"device": "test.through"}])), sr=SR,
+               devices=devices, cache=StemCache())
+    assert r.stems["t_a"][0, 0] == pytest.approx(g, abs=1e-15)  # the click, scaled once
+    assert r.stems["t_a"][0, 1] == 0.0
+    # a fresh writeable array the device returned is the engine's to scale in place (no new array)
+    r = render(song(track("t_a", gain=-6.0, inserts=[{"device": "test.held", "params": {"writeable": 1}}])),
+               sr=SR, devices=devices, cache=StemCache())
+    assert r.stems["t_a"][0, 0] == pytest.approx(0.5 * g, abs=1e-15)
+    assert np.all(r.stems["t_a"] == 0.5 * g)
+
+
 def test_minus_120_db_is_silence():
     assert db_to_gain(-120.0) == 0.0
     assert db_to_gain(-200.0) == 0.0
