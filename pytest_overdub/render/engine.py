@@ -70,6 +70,7 @@ from ..dsp.dynamics import balance_gains, hard_clip
 from ..errors import DeviceError, RenderError
 from ..song.model import Clip, Insert, Song, Track, song_from_data
 from ..song.timing import Timeline
+from .heap import tune_malloc
 from .stems import PROCESS_CACHE, StemCache, StemWarning, stem_key
 
 #: Longest segment an automated effect is processed in while a param ramps.
@@ -659,6 +660,7 @@ def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
         song = song_from_data(song)
     if int(sr) <= 0:
         raise RenderError(f"sr = {sr!r}: the sample rate must be a positive number of Hz (48000 canonical)")
+    tune_malloc()  # once per process: freed blocks up to 32 MB are reused, not re-faulted (see .heap)
     cache = PROCESS_CACHE if cache is None else cache
     trusted = _trust_default(song) if trust_kernels is None else bool(trust_kernels)
     overrides = dict(devices or {})
