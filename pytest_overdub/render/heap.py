@@ -5,9 +5,8 @@ mix, every meter's temporaries). glibc serves a block above its mmap threshold w
 the kernel zeroes every page of it on first touch; the threshold adapts upwards only as mmapped blocks are
 freed, and the heap's free top is handed back above twice the threshold, so a process that does little
 else keeps paying those page faults. Ten rounds of two 3 MB arrays cost 15 000 page faults in a fresh
-process and 950 with this tuning (``tests/unit/test_heap.py``); scoring the device-dotted-echo oracle went
-from 81 to 68 ms with trusted kernels, and the gap to sandboxed scoring (whose kernels allocate in their own
-process) narrowed from 25-31 to 20 ms.
+process and 950 with this tuning (``tests/unit/test_heap.py``), and scoring all fifteen oracles on a cold
+stem cache took 2-4% less time (5.61-5.72 s -> 5.50-5.51 s, best of 3, two runs each).
 
 :func:`tune_malloc` sets ``M_MMAP_THRESHOLD`` to 32 MB and ``M_TRIM_THRESHOLD`` to 64 MB: the ceilings of
 glibc's own adaptive rule on 64-bit (``DEFAULT_MMAP_THRESHOLD_MAX`` and twice it), where a numpy process
