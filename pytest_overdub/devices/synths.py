@@ -25,6 +25,7 @@ from typing import Mapping
 import numpy as np
 from numba import njit
 
+from ..dsp import compiled
 from ..dsp.envelopes import adsr
 from ..dsp.filters import TINY
 from ..dsp.signals import mtof, rng_for, sine
@@ -681,20 +682,20 @@ class Keys(_Synth):
             sw = body[:m_fm].copy()  # the modulator is the carrier's own sine: sin(wf) to ~1e-13
             index *= sw  # in place from here: sin(wf + index sw) and c ding sin(14 wd + tine_idx sw)
             index += wf
-            np.sin(index, out=body[:m_fm])
+            compiled.sin(index, out=body[:m_fm])
             tine = (0.2 + 1.6 * bright) * ding
             tine *= sw[:m_ding]
             tine += 14.0 * wd
-            np.sin(tine, out=tine)
+            compiled.sin(tine, out=tine)
             tine *= (0.04 + 0.35 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(16.0) * ding
         else:  # GRAND: 1:2 pair plus a second carrier, bell partial at 7x
             index = (0.5 + 2.5 * bright) * (0.5 + 0.5 * v) * nyq_ok(6.0) * fast
             s1, s2 = sine(f, sr=sr, n_frames=m, phase0=ph0), sine(2.0 * f, sr=sr, n_frames=m, phase0=2 * ph0)
             body = s1 + 0.3 * s2
             sw, s2w = s1[:m_fm], s2[:m_fm]  # sin(wf) and sin(2 wf) to ~1e-13
-            body[:m_fm] = np.sin(wf + index * s2w) + 0.3 * np.sin(2.0 * wf + 0.5 * index * sw)
+            body[:m_fm] = compiled.sin(wf + index * s2w) + 0.3 * compiled.sin(2.0 * wf + 0.5 * index * sw)
             tine_idx = (0.2 + 1.4 * bright) * ding
-            tine = (0.03 + 0.3 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(9.0) * ding * np.sin(
+            tine = (0.03 + 0.3 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(9.0) * ding * compiled.sin(
                 7.0 * wd + tine_idx * s2w[:m_ding])
         body[:m_ding] += tine
         body *= self._adsr(note.dur_s, m=m, attack_s=0.002, decay_s=t60, sustain=0.0, release_s=p["release"])

@@ -48,3 +48,30 @@ def test_loop_filters_take_mono_signals_and_carry_state_like_sosfilt():
     assert np.array_equal(got, signal.sosfilt(sos, x))
     plain, compiled = Crossover(freq_hz=150, sr=SR), Crossover(freq_hz=150, sr=SR, loop=SOS)
     assert np.array_equal(compiled.allpass(x), plain.allpass(x))
+
+
+# --- sin ------------------------------------------------------------------------------------------
+
+def test_sin_matches_numpy_to_one_ulp_of_one_over_the_range_the_synths_use():
+    from pytest_overdub.dsp.compiled import sin
+
+    rng = np.random.default_rng(3)
+    for scale in (1.0, 1e2, 1e4, 1e5):
+        x = rng.uniform(-scale, scale, 20000)
+        assert np.max(np.abs(sin(x) - np.sin(x))) <= 2.3e-16
+    exact = sin(np.array([0.0, np.pi / 2, -np.pi / 2, np.pi / 6]))
+    assert exact[0] == 0.0 and exact[1] == 1.0 and exact[2] == -1.0
+    assert abs(exact[3] - 0.5) <= 1.2e-16
+
+
+def test_sin_in_place_and_out_of_range_inputs_fall_back_to_numpy():
+    from pytest_overdub.dsp.compiled import SIN_MAX_ARG, sin
+
+    x = np.array([1.0, 3.0 * SIN_MAX_ARG, -2.5, np.inf, np.nan])
+    with np.errstate(invalid="ignore"):  # sin(inf) is NaN, as numpy says
+        want = np.sin(x)
+        sin(x, out=x)  # in place, with values past the reduction's range: numpy's samples, not a mix
+    assert np.array_equal(x[:3], want[:3]) and np.isnan(x[3]) and np.isnan(x[4])
+    y = np.linspace(-50.0, 50.0, 1001)
+    z = y.copy()
+    assert np.array_equal(sin(z, out=z), sin(y))
