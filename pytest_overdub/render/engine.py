@@ -328,15 +328,26 @@ def run_effect(device, x: np.ndarray, params: _Params, tl: Timeline) -> np.ndarr
 
 
 def _effect_chain(x: np.ndarray, inserts: Iterable[Insert], ctx: _Ctx, track_id: str,
-                  warnings: list[StemWarning], *, scale: np.ndarray | None = None) -> np.ndarray:
+                  warnings: list[StemWarning], *, scale: np.ndarray | None = None,
+                  again: Callable[[], np.ndarray] | None = None) -> np.ndarray:
     """``x`` through the enabled ``inserts`` in order, then times ``scale`` ((2, 1) gains, or None): a
     fresh array. House devices without automation run streamed (:func:`_stream_chain`); any other chain,
-    or a streamed one that faults, runs device by device over the whole track."""
+    or a streamed one that faults, runs device by device over the whole track.
+
+    ``again``: when given, ``x`` is the caller's to overwrite and ``again()`` makes it anew: the stream
+    then writes its output over ``x`` (no second whole-track array), and if a device faults midway the
+    whole-track run starts from ``again()``."""
     active = [ins for ins in inserts if ins.on]
     x_in = x
     if active and max(x.shape[1], 0) > STREAM_BLOCK_FRAMES:
         local: list[StemWarning] = []
-        y = _stream_chain(x, active, ctx, track_id, local, scale)
+        in_place = again is not None and _disposable(x)
+        try:
+            y = _stream_chain(x, active, ctx, track_id, local, scale, out=x if in_place else None)
+        except _StreamFault:
+            y = None
+            if in_place:  # the blocks before the fault were written over the input: make it again
+                x = x_in = again()
         if y is not None:
             warnings.extend(local)
             return y
@@ -424,12 +435,16 @@ def _feed_all(stage: _Stage, blocks: list[np.ndarray], *, final: bool) -> list[n
 
 
 def _stream_chain(x: np.ndarray, inserts: list[Insert], ctx: _Ctx, track_id: str,
-                  warnings: list[StemWarning], scale: np.ndarray | None) -> np.ndarray | None:
+                  warnings: list[StemWarning], scale: np.ndarray | None, *,
+                  out: np.ndarray | None = None) -> np.ndarray | None:
     """The chain run block by block, each block through every device before the next (state carried),
     written into one output array: the blocks stay in cache and no device allocates a whole track.
     Every house device gives the samples of one whole-track call this way (block-size invariance, and
     the blocks are cut where the device would cut them itself). None when the chain cannot be streamed
-    (automation, a device that is not a house device) or a device faulted; nothing is kept then."""
+    (automation, a device that is not a house device); :class:`_StreamFault` when a device faulted.
+
+    ``out`` may be ``x`` itself: output frame ``i`` is written only after input frames up to ``i`` were
+    read (a chain's output never runs ahead of its input), and what a device keeps is its own copy."""
     stages: list[_Stage] = []
     try:
         for ins in inserts:
@@ -444,7 +459,7 @@ def _stream_chain(x: np.ndarray, inserts: list[Insert], ctx: _Ctx, track_id: str
                 return None
             stages.append(_Stage(device, slot.params.base))
         n = x.shape[1]
-        out = np.empty((2, n))
+        out = np.empty((2, n)) if out is None else out
         done = 0
         for a in range(0, n, STREAM_BLOCK_FRAMES):
             final = a + STREAM_BLOCK_FRAMES >= n
@@ -458,9 +473,9 @@ def _stream_chain(x: np.ndarray, inserts: list[Insert], ctx: _Ctx, track_id: str
                 else:
                     np.multiply(y, scale, out=dst)
                 done += y.shape[1]
-        return out if done == n else None
-    except _StreamFault:
-        return None
+        if done != n:
+            raise _StreamFault
+        return out
     finally:
         for stage in stages:
             _close(stage.device)
@@ -596,14 +611,21 @@ def _place(out: np.ndarray, audio: np.ndarray, clip: Clip, tl: Timeline) -> None
 def render_stem(track: Track, ctx: _Ctx) -> tuple[np.ndarray, tuple[StemWarning, ...]]:
     """One track through its instrument, audio clips, inserts, gain and balance pan."""
     warnings: list[StemWarning] = []
-    x = _instrument_source(track, ctx, warnings)
-    audio = _audio_source(track, ctx, warnings)
-    if audio is not None:
-        x = x + audio
     g = db_to_gain(track.gain)
     left, right = balance_gains(track.pan)
     scale = np.array([[g * left], [g * right]])
-    return _effect_chain(x, track.inserts, ctx, track.id, warnings, scale=scale), tuple(warnings)
+    x = _track_source(track, ctx, warnings)
+    y = _effect_chain(x, track.inserts, ctx, track.id, warnings, scale=scale,
+                      again=lambda: _track_source(track, ctx, []))  # its warnings are already counted
+    return y, tuple(warnings)
+
+
+def _track_source(track: Track, ctx: _Ctx, warnings: list[StemWarning]) -> np.ndarray:
+    """The track's instrument plus its audio clips, before the inserts (deterministic: made again, it
+    gives the same samples)."""
+    x = _instrument_source(track, ctx, warnings)
+    audio = _audio_source(track, ctx, warnings)
+    return x if audio is None else x + audio
 
 
 def heard_tracks(song: Song, tracks: Iterable[str] | None) -> list[tuple[int, Track]]:
