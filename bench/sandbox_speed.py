@@ -9,7 +9,8 @@ Then, end to end, the time to score each device task's oracle (every probe rende
 stem cache) against the same with kernels trusted in-process, as medians of interleaved repeats (target:
 under 2 s each, sandboxed), and the issue's own reading of the overhead: the difference of the two
 medians over the number of song-defined devices the scoring builds (target: at most 10 ms per device on
-the device-dotted-echo oracle).
+the device-dotted-echo oracle), and the median over repeats of each sandboxed scoring minus the trusted
+one run right after it, per device (the same figure, less moved by the machine's slow spells).
 
 Run: ``python bench/sandbox_speed.py [--repeats 15]``.
 """
@@ -139,8 +140,13 @@ def device_tasks(repeats: int) -> None:
                 time.sleep(0.05)
         tb, tt = (statistics.median(times[k][1:]) for k in (False, True))
         per = (tb - tt) / devices * 1e3 if devices else float("nan")
+        # each sandboxed scoring against the trusted one right after it: a slow spell of the machine
+        # lands on both halves of a pair, so the median pair is steadier than the difference of medians
+        paired = statistics.median(b - t for b, t in zip(times[False][1:], times[True][1:]))
+        paired = paired / devices * 1e3 if devices else float("nan")
         print(f"  {task_id:<28} sandboxed {tb:6.3f} s (score {scores[False]:.3f})   trusted {tt:6.3f} s "
-              f"(score {scores[True]:.3f})   {devices} devices: {per:+5.1f} ms each")
+              f"(score {scores[True]:.3f})   {devices} devices: {per:+5.1f} ms each "
+              f"(median pair {paired:+5.1f} ms)")
     kernels.build_kernel_device = build
 
 
