@@ -15,6 +15,9 @@ Conventions (the renderer relies on them):
   onset (automation is read at note-on). The instrument returns the whole ``(2, n_frames)`` buffer.
 * No clock, no unseeded randomness: a device that needs noise draws it from
   ``numpy.random.default_rng([seed, note.index])`` or similar.
+* An array a device returns becomes the renderer's: a writeable array that owns its memory may be scaled
+  or overwritten in place (saving a whole-track copy), so return a fresh array, or mark one you keep
+  read-only (``arr.flags.writeable = False``). Views (of the input, of a buffer) are always copied.
 """
 
 from __future__ import annotations
