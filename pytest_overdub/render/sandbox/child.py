@@ -17,6 +17,7 @@ import socket
 import sys
 import time
 
+from ..heap import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, MMAP_THRESHOLD_BYTES
 from .audit import install_audit_notes
 from .framing import recv, send
 from .layers import harden
@@ -116,8 +117,8 @@ def _warm_heap(mb: int) -> None:
         return
     import numpy as np
 
-    mallopt(-3, 32 * 1024 * 1024)  # M_MMAP_THRESHOLD (the largest glibc allows on 64-bit)
-    mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)  # the scorer's setting (see ..heap)
+    mallopt(M_TRIM_THRESHOLD, 1 << 30)  # a child lives for one device: it keeps all it frees
     blocks = [np.ones(16 * 1024 * 1024 // 8) for _ in range(max(0, mb // 16))]
     del blocks
 
