@@ -1,18 +1,21 @@
-"""glibc's malloc tuned once for the scorer: blocks up to 32 MB from the heap, freed memory kept for reuse.
+"""glibc's malloc tuned once for the scorer: every block from the heap, and freed memory kept for reuse.
 
-Why: scoring allocates and frees numpy arrays of a few MB over and over (a probe render's tracks, its
-mix, every meter's temporaries). glibc serves a block above its mmap threshold with a fresh ``mmap``, and
-the kernel zeroes every page of it on first touch; the threshold adapts upwards only as mmapped blocks are
-freed, and the heap's free top is handed back above twice the threshold, so a process that does little
-else keeps paying those page faults. Ten rounds of two 3 MB arrays cost 15 000 page faults in a fresh
-process and 950 with this tuning (``tests/unit/test_heap.py``), and scoring all fifteen oracles on a cold
-stem cache took 2-4% less time (5.61-5.72 s -> 5.50-5.51 s, best of 3, two runs each).
+Why: a render allocates and frees numpy arrays over and over: a probe render's tracks and its meters'
+temporaries of a few MB, and on a long song whole-track arrays far above glibc's mmap threshold (a
+3-minute stereo track is 139 MB). glibc serves a block above that threshold (at most 32 MB on 64-bit)
+with a fresh ``mmap`` and unmaps it on ``free``, and the kernel zeroes every page of a fresh mapping on
+first touch; below it, the heap's free top is handed back to the kernel above a trim threshold. So with
+glibc's defaults a render pays to zero again memory it has just freed: the 3-minute bench song of
+``bench/render_speed.py`` maps and zeroes 3.2 GB per render (35 mappings of 66-139 MB), 1.3-1.4 s of
+kernel time in a 12 s render; with this tuning it takes none (10.7 s; ``python bench/render_speed.py``).
 
-:func:`tune_malloc` sets ``M_MMAP_THRESHOLD`` to 32 MB and ``M_TRIM_THRESHOLD`` to 64 MB: the ceilings of
-glibc's own adaptive rule on 64-bit (``DEFAULT_MMAP_THRESHOLD_MAX`` and twice it), where a numpy process
-that frees a 32 MB array ends up anyway. At most 64 MB of freed memory stays with the process; larger
-blocks are still mapped and unmapped as before. It runs once per process, at the first render; with any C
-library but glibc it does nothing, and ``OVERDUB_MALLOC_TUNING=0`` turns it off. Samples never change.
+:func:`tune_malloc` sets ``M_MMAP_MAX`` to 0 (every block, however large, comes from the heap, so a
+freed block is there for the next one) and ``M_TRIM_THRESHOLD`` to :data:`KEEP_FREE_BYTES` (2 GB, the
+largest value ``mallopt`` takes): the process keeps up to that much freed memory instead of handing it
+back. The cost is resident memory: a process's heap stays at about its peak after a big render (1.8 GB
+after the 3-minute bench song, 0.2-0.4 GB after scoring the bench's tasks), until it exits or calls
+:func:`release_memory`. It runs once per process, at the first render; with any C library but glibc it
+does nothing, and ``OVERDUB_MALLOC_TUNING=0`` turns it off. Samples never change.
 """
 
 from __future__ import annotations
@@ -24,12 +27,27 @@ import threading
 # mallopt parameters (glibc malloc.h)
 M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3
-#: glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit, and the trim threshold its adaptive rule pairs with it.
+M_MMAP_MAX = -4
+#: glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit (the sandbox child's setting: see its ``_warm_heap``).
 MMAP_THRESHOLD_BYTES = 32 * 1024 * 1024
-TRIM_THRESHOLD_BYTES = 2 * MMAP_THRESHOLD_BYTES
+#: Freed memory the process keeps for reuse: mallopt's int argument caps it just under 2 GB.
+KEEP_FREE_BYTES = 2**31 - 1
 
 _lock = threading.Lock()
 _done: list[bool] = []
+
+
+def _glibc():
+    """The C library's handle when it is glibc (``mallopt`` and ``malloc_trim`` exist), else None."""
+    try:
+        if not os.confstr("CS_GNU_LIBC_VERSION"):
+            return None
+        libc = ctypes.CDLL(None)
+        libc.mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+        libc.malloc_trim.argtypes = (ctypes.c_size_t,)
+        return libc
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def tune_malloc() -> bool:
@@ -43,13 +61,14 @@ def tune_malloc() -> bool:
 def _apply() -> bool:
     if os.environ.get("OVERDUB_MALLOC_TUNING", "1").strip() == "0":
         return False
-    try:
-        if not os.confstr("CS_GNU_LIBC_VERSION"):
-            return False
-        libc = ctypes.CDLL(None)
-        mallopt = libc.mallopt
-    except (ValueError, OSError, AttributeError):
+    libc = _glibc()
+    if libc is None:
         return False
-    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)) and bool(
-        mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES))
+    return bool(libc.mallopt(M_MMAP_MAX, 0)) and bool(libc.mallopt(M_TRIM_THRESHOLD, KEEP_FREE_BYTES))
+
+
+def release_memory() -> bool:
+    """Hand the heap's free memory back to the kernel now (glibc's ``malloc_trim(0)``): for a process
+    that is done rendering but lives on. True when memory was released."""
+    libc = _glibc()
+    return bool(libc.malloc_trim(0)) if libc is not None else False

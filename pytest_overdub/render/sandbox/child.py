@@ -117,7 +117,7 @@ def _warm_heap(mb: int) -> None:
         return
     import numpy as np
 
-    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)  # the scorer's setting (see ..heap)
+    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)  # blocks up to 32 MB from the heap (glibc's ceiling)
     mallopt(M_TRIM_THRESHOLD, 1 << 30)  # a child lives for one device: it keeps all it frees
     blocks = [np.ones(16 * 1024 * 1024 // 8) for _ in range(max(0, mb // 16))]
     del blocks
