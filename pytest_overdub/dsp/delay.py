@@ -490,7 +490,9 @@ def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, o
 
     Runs in chunks no longer than the shortest read distance, so every read in a chunk was written by an
     earlier one, and each step is a loop over the chunk's frames (which vectorises); every frame's value
-    is computed by the same operations in the same order as a frame-by-frame loop would.
+    is computed by the same operations in the same order as a frame-by-frame loop would. With eight lines
+    (the reverb's) the gains, the transform and the write are one pass over the chunk, the transform's
+    butterflies in registers, in the same order as the general path's passes.
     """
     lines = len(delays)
     n = inp.shape[0]
@@ -531,6 +533,32 @@ def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, o
                 row = t[j]
                 for i in range(m):
                     dst[i] += w * row[i]
+        chunk = inp[s:s + m]
+        if lines == 8:  # gains, the 8-point transform and the write in one pass (registers, no row passes)
+            r0, r1, r2, r3, r4, r5, r6, r7 = t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]
+            w0, w1, w2, w3 = buf[0, h + s:h + s + m], buf[1, h + s:h + s + m], buf[2, h + s:h + s + m], \
+                buf[3, h + s:h + s + m]
+            w4, w5, w6, w7 = buf[4, h + s:h + s + m], buf[5, h + s:h + s + m], buf[6, h + s:h + s + m], \
+                buf[7, h + s:h + s + m]
+            g0, g1, g2, g3, g4, g5, g6, g7 = (gains[0], gains[1], gains[2], gains[3], gains[4], gains[5],
+                                              gains[6], gains[7])
+            i0, i1, i2, i3, i4, i5, i6, i7 = (inject[0], inject[1], inject[2], inject[3], inject[4], inject[5],
+                                              inject[6], inject[7])
+            for i in range(m):
+                a0, a1, a2, a3 = r0[i] * g0, r1[i] * g1, r2[i] * g2, r3[i] * g3
+                a4, a5, a6, a7 = r4[i] * g4, r5[i] * g5, r6[i] * g6, r7[i] * g7
+                b0, b1, b2, b3, b4, b5, b6, b7 = a0 + a1, a0 - a1, a2 + a3, a2 - a3, a4 + a5, a4 - a5, a6 + a7, a6 - a7
+                c0, c2, c1, c3, c4, c6, c5, c7 = b0 + b2, b0 - b2, b1 + b3, b1 - b3, b4 + b6, b4 - b6, b5 + b7, b5 - b7
+                x = chunk[i]
+                w0[i] = i0 * x + scale * (c0 + c4)
+                w1[i] = i1 * x + scale * (c1 + c5)
+                w2[i] = i2 * x + scale * (c2 + c6)
+                w3[i] = i3 * x + scale * (c3 + c7)
+                w4[i] = i4 * x + scale * (c0 - c4)
+                w5[i] = i5 * x + scale * (c1 - c5)
+                w6[i] = i6 * x + scale * (c2 - c6)
+                w7[i] = i7 * x + scale * (c3 - c7)
+            continue
         for j in range(lines):
             g = gains[j]
             row = t[j]
@@ -548,7 +576,6 @@ def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, o
                         lo[i] = a + b
                         hi[i] = a - b
             span *= 2
-        chunk = inp[s:s + m]
         for j in range(lines):
             g = inject[j]
             row = t[j]
