@@ -27,7 +27,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ..dsp.delay import FeedbackDelay, feedback_delay_samples, stereo_feedback_delay_samples
+from ..dsp.delay import (FeedbackDelay, SineSweep, feedback_delay_samples, stereo_feedback_delay_samples,
+                         stereo_swept_delay_samples, swept_delay_samples)
 from ..dsp.filters import SOSFilter, rbj_biquad
 from .base import Effect
 from .dynamics import in_blocks
@@ -42,6 +43,9 @@ LFO_GRID = 64  # frames between exact LFO evaluations (angle addition in between
 # The modulated line with its loop filter runs sample by sample, compiled (cache in __pycache__).
 _LINE = njit(cache=True)(feedback_delay_samples)
 _STEREO_LINE = njit(cache=True)(stereo_feedback_delay_samples)  # two channels, two sections (Delay)
+# The same with the delay computed from the LFO's sweep and the dry/wet mix in the loop (one pass)
+_SWEPT = njit(cache=True)(swept_delay_samples)
+_STEREO_SWEPT = njit(cache=True)(stereo_swept_delay_samples)
 
 
 def _lfo_phase(seed: int, salt: int) -> float:
@@ -96,6 +100,22 @@ class _Lfo:
             out[row] = table.ravel()[lo:lo + n]
         return out
 
+    def sweep(self, n: int, *, rate_hz: float, sr: float, scale: float, offset: float, gain: float = 1.0,
+              offsets=(0.0,)) -> SineSweep:
+        """The next ``n`` frames as a :class:`~pytest_overdub.dsp.delay.SineSweep` (delays
+        ``max((sin(phase + offset)·scale + offset)·gain, 2)``, one row per offset), for a compiled loop to
+        evaluate frame by frame: the same grid, rotations and arithmetic as :meth:`sines`."""
+        first = self.skip(n, rate_hz=rate_hz, sr=sr)
+        step = 2.0 * math.pi * self.rate / sr
+        j0, j1 = first // LFO_GRID, (first + n - 1) // LFO_GRID + 1
+        if self._step != step:
+            within = np.arange(LFO_GRID) * step
+            self._step, self._cos_b, self._sin_b = step, np.cos(within)[None, :], np.sin(within)[None, :]
+        grid = np.arange(j0, j1, dtype=np.float64) * (LFO_GRID * step)
+        a = grid[None, :] + np.array([[self.phase0 + o] for o in offsets])
+        return SineSweep(np.sin(a), np.cos(a), self._cos_b[0], self._sin_b[0], first - j0 * LFO_GRID,
+                         float(scale), float(offset), float(gain))
+
     def _tables(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
         """Two ``(rows, LFO_GRID)`` work arrays kept between calls (no fresh allocation per block)."""
         work = self._work
@@ -122,7 +142,9 @@ class Delay(Effect):
         beats = DELAY_DIVISION_BEATS[int(p["div"])]
         return p["ms"] / 1000.0 if beats is None else beats * 60.0 / self.tempo_bpm
 
-    def _delay_frames(self, n: int, p) -> np.ndarray | float:
+    def _delay_frames(self, n: int, p) -> np.ndarray | float | SineSweep:
+        """The block's delays: a number (no wow, no glide), a :class:`SineSweep` (wow, no glide: the loop
+        computes them) or an array (a glide)."""
         target = self.delay_seconds(p) * self.sr
         start = target if self._last_frames is None else self._last_frames
         self._last_frames = target
@@ -132,6 +154,9 @@ class Delay(Effect):
             if not ramp:
                 return target
             d = np.full(n, target)
+        elif not ramp:
+            return self._lfo.sweep(n, rate_hz=WOW_RATE_HZ, sr=self.sr, scale=p["wow"] * WOW_DEPTH_S * self.sr,
+                                   offset=target)
         else:  # the wow term first, then the (gliding) time added to it, all in place
             d = self._lfo.sines(n, rate_hz=WOW_RATE_HZ, sr=self.sr)[0]
             d *= p["wow"] * WOW_DEPTH_S * self.sr
@@ -158,11 +183,15 @@ class Delay(Effect):
             feed = np.stack([mono, np.zeros_like(mono)])
         else:
             feed = x
-        wet = self._line.process(feed, delay_frames=self._delay_frames(x.shape[1], params),
-                                 feedback=float(params["feedback"]))
         mix = params["mix"]
-        wet *= min(1.0, 2.0 * mix)  # in place: the same sum as dry·x + wet·y, without temporaries
-        wet += min(1.0, 2.0 * (1.0 - mix)) * x
+        wet_gain, dry_gain = min(1.0, 2.0 * mix), min(1.0, 2.0 * (1.0 - mix))
+        delays = self._delay_frames(x.shape[1], params)
+        if isinstance(delays, SineSweep):  # the wow's delays and the mix computed in the loop itself
+            return self._line.process_swept(feed, sweep=delays, feedback=float(params["feedback"]), dry=x,
+                                            wet_gain=wet_gain, dry_gain=dry_gain, loop=_STEREO_SWEPT)
+        wet = self._line.process(feed, delay_frames=delays, feedback=float(params["feedback"]))
+        wet *= wet_gain  # in place: the same sum as dry·x + wet·y, without temporaries
+        wet += dry_gain * x
         return wet
 
 
@@ -183,14 +212,9 @@ class Chorus(Effect):
         base_s = params["delay"] / 1000.0
         sweep_s = params["depth"] * min(base_s / 2.0, CHORUS_MAX_SWEEP_S)
         offset = params["width"] * math.pi / 2.0
-        # max((base + sweep·sin(phase [+ offset]))·sr, 2), computed in place
-        d = self._lfo.sines(n, rate_hz=params["rate"], sr=self.sr, offsets=(0.0, offset))
-        d *= sweep_s
-        d += base_s
-        d *= self.sr
-        np.maximum(d, 2.0, out=d)
-        wet = self._line.process(x, delay_frames=d, feedback=float(params["feedback"]))
+        # delays max((sin(phase [+ offset])·sweep + base)·sr, 2) and the crossfade, computed in the loop
+        sweep = self._lfo.sweep(n, rate_hz=params["rate"], sr=self.sr, scale=sweep_s, offset=base_s,
+                                gain=self.sr, offsets=(0.0, offset))
         mix = params["mix"]
-        wet *= mix
-        wet += (1.0 - mix) * x
-        return wet
+        return self._line.process_swept(x, sweep=sweep, feedback=float(params["feedback"]), dry=x,
+                                        wet_gain=mix, dry_gain=1.0 - mix, loop=_SWEPT)

@@ -25,6 +25,7 @@ interpolation).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -250,6 +251,37 @@ class FeedbackDelay:
         self._hist = buf[:, n:].copy()
         return wet
 
+    def process_swept(self, x: np.ndarray, *, sweep: "SineSweep", feedback: float, dry: np.ndarray,
+                      wet_gain: float, dry_gain: float, loop) -> np.ndarray:
+        """:meth:`process` with the delay a swept sine, mixed with ``dry`` in the same pass: returns
+        ``wet·wet_gain + dry_gain·dry`` (``dry`` shaped like ``x``), where ``wet`` is what :meth:`process`
+        returns for the delays ``max((s·scale + offset)·gain, 2)`` of :class:`SineSweep` ``sweep``. ``loop``
+        is a compiled :func:`swept_delay_samples` (or :func:`stereo_swept_delay_samples` for two channels
+        and a two-section loop filter): the samples are those of :meth:`process` given the same delays,
+        then the numpy mix, without the delay and wet arrays in between."""
+        x = np.asarray(x, dtype=np.float64)
+        c, n = x.shape
+        if c != self.channels:
+            raise DeviceError(f"FeedbackDelay built for {self.channels} channels got {c}")
+        if n == 0:
+            return np.zeros((c, 0))
+        d_max = sweep.max_frames()
+        _check_delay(d_max, least=2.0)
+        self._grow(int(math.ceil(d_max)) + 2)
+        h = self._hist.shape[1]
+        buf = _scratch(self, c, h + n)
+        buf[:, :h] = self._hist
+        if self.loop_filter is None:
+            sos, zi = np.zeros((0, 6)), np.zeros((0, c, 2))
+        else:
+            sos, zi = self.loop_filter.sos, self.loop_filter.state(c)
+        out = np.empty((c, n))
+        loop(buf, np.ascontiguousarray(x), np.ascontiguousarray(dry, dtype=np.float64), sweep.sin_at,
+             sweep.cos_at, sweep.cos_b, sweep.sin_b, sweep.first, sweep.scale, sweep.offset, sweep.gain,
+             float(feedback), self.cross, sos, zi, float(wet_gain), float(dry_gain), out)
+        self._hist = buf[:, n:].copy()
+        return out
+
     def _loop(self, buf: np.ndarray, x: np.ndarray, delay_frames, feedback: float, wet: np.ndarray) -> None:
         c, n = x.shape
         d = np.asarray(delay_frames, dtype=np.float64)
@@ -346,6 +378,143 @@ def stereo_feedback_delay_samples(buf, x, d, feedback, cross, sos, zi, wet):  # 
         else:
             buf[0, p] = x[0, i] + feedback * left
             buf[1, p] = x[1, i] + feedback * right
+    zi[0, 0, 0], zi[0, 0, 1], zi[1, 0, 0], zi[1, 0, 1] = l00, l01, l10, l11
+    zi[0, 1, 0], zi[0, 1, 1], zi[1, 1, 0], zi[1, 1, 1] = r00, r01, r10, r11
+
+
+@dataclass(frozen=True)
+class SineSweep:
+    """Delays that follow a sine: ``d[r, i] = max((s[r, i]·scale + offset)·gain, 2)`` frames, with the sine
+    by angle addition ``s[r, i] = sin_at[r, j]·cos_b[k] + cos_at[r, j]·sin_b[k]``, ``(j, k) = divmod(first +
+    i, len(cos_b))``: ``sin_at``/``cos_at`` ``(rows, grid points)`` hold sin and cos of each row's phase at
+    the grid points, ``cos_b``/``sin_b`` those of the steps within a grid interval. One row serves every
+    channel, or one row per channel. See :meth:`FeedbackDelay.process_swept`."""
+
+    sin_at: np.ndarray
+    cos_at: np.ndarray
+    cos_b: np.ndarray
+    sin_b: np.ndarray
+    first: int
+    scale: float
+    offset: float
+    gain: float
+
+    def max_frames(self) -> float:
+        """A bound on the longest delay (|s| <= 1 up to rounding, which the margin covers)."""
+        return max((abs(self.scale) * (1.0 + 1e-9) + abs(self.offset)) * abs(self.gain), 2.0)
+
+
+def swept_delay_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, scale, offset, gain, feedback, cross,
+                        sos, zi, wet_gain, dry_gain, out):  # pragma: no cover - compiled
+    """:func:`feedback_delay_samples` with each frame's delay computed from a :class:`SineSweep` (the same
+    products and sums as numpy's angle addition, scaling and clamp), and ``out[c, i] = wet·wet_gain +
+    dry_gain·dry[c, i]`` written instead of the wet tap."""
+    n_ch, n = x.shape
+    h = buf.shape[1] - n
+    size = cos_b.shape[0]
+    per_channel = sin_at.shape[0] > 1
+    wet = np.empty(n_ch)
+    j = first // size
+    k = first - j * size
+    for i in range(n):
+        p = h + i
+        for c in range(n_ch):
+            r = c if per_channel else 0
+            di = (sin_at[r, j] * cos_b[k] + cos_at[r, j] * sin_b[k]) * scale
+            di = (di + offset) * gain
+            if di < 2.0:
+                di = 2.0
+            whole = math.ceil(di)
+            frac = whole - di
+            q = p - int(whole)
+            a = buf[c, q]
+            y = a + frac * (buf[c, q + 1] - a)
+            for s in range(sos.shape[0]):
+                u = y
+                y = sos[s, 0] * u + zi[s, c, 0]
+                zi[s, c, 0] = sos[s, 1] * u - sos[s, 4] * y + zi[s, c, 1]
+                zi[s, c, 1] = sos[s, 2] * u - sos[s, 5] * y
+            wet[c] = y
+        for c in range(n_ch):
+            if feedback == 0.0:
+                buf[c, p] = x[c, i]
+            else:
+                buf[c, p] = x[c, i] + feedback * wet[n_ch - 1 - c if cross else c]
+            out[c, i] = wet[c] * wet_gain + dry_gain * dry[c, i]
+        k += 1
+        if k == size:
+            k = 0
+            j += 1
+
+
+def stereo_swept_delay_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, scale, offset, gain, feedback,
+                               cross, sos, zi, wet_gain, dry_gain, out):  # pragma: no cover - compiled
+    """:func:`swept_delay_samples` for exactly two channels and two loop-filter sections (the house delay),
+    with the filter state in registers as :func:`stereo_feedback_delay_samples`. Other shapes raise
+    ValueError."""
+    if x.shape[0] != 2 or sos.shape[0] != 2:
+        raise ValueError("stereo_swept_delay_samples needs 2 channels and 2 sections")
+    h = buf.shape[1] - x.shape[1]
+    size = cos_b.shape[0]
+    right_row = 1 if sin_at.shape[0] > 1 else 0
+    b00, b01, b02, a01, a02 = sos[0, 0], sos[0, 1], sos[0, 2], sos[0, 4], sos[0, 5]
+    b10, b11, b12, a11, a12 = sos[1, 0], sos[1, 1], sos[1, 2], sos[1, 4], sos[1, 5]
+    l00, l01, l10, l11 = zi[0, 0, 0], zi[0, 0, 1], zi[1, 0, 0], zi[1, 0, 1]
+    r00, r01, r10, r11 = zi[0, 1, 0], zi[0, 1, 1], zi[1, 1, 0], zi[1, 1, 1]
+    j = first // size
+    k = first - j * size
+    for i in range(x.shape[1]):
+        p = h + i
+        di = (sin_at[0, j] * cos_b[k] + cos_at[0, j] * sin_b[k]) * scale
+        di = (di + offset) * gain
+        if di < 2.0:
+            di = 2.0
+        whole = math.ceil(di)
+        frac = whole - di
+        q = p - int(whole)
+        a = buf[0, q]
+        u = a + frac * (buf[0, q + 1] - a)
+        y = b00 * u + l00
+        l00 = b01 * u - a01 * y + l01
+        l01 = b02 * u - a02 * y
+        u = y
+        y = b10 * u + l10
+        l10 = b11 * u - a11 * y + l11
+        l11 = b12 * u - a12 * y
+        left = y
+        if right_row:
+            di = (sin_at[1, j] * cos_b[k] + cos_at[1, j] * sin_b[k]) * scale
+            di = (di + offset) * gain
+            if di < 2.0:
+                di = 2.0
+            whole = math.ceil(di)
+            frac = whole - di
+            q = p - int(whole)
+        a = buf[1, q]
+        u = a + frac * (buf[1, q + 1] - a)
+        y = b00 * u + r00
+        r00 = b01 * u - a01 * y + r01
+        r01 = b02 * u - a02 * y
+        u = y
+        y = b10 * u + r10
+        r10 = b11 * u - a11 * y + r11
+        r11 = b12 * u - a12 * y
+        right = y
+        out[0, i] = left * wet_gain + dry_gain * dry[0, i]
+        out[1, i] = right * wet_gain + dry_gain * dry[1, i]
+        if feedback == 0.0:
+            buf[0, p] = x[0, i]
+            buf[1, p] = x[1, i]
+        elif cross:
+            buf[0, p] = x[0, i] + feedback * right
+            buf[1, p] = x[1, i] + feedback * left
+        else:
+            buf[0, p] = x[0, i] + feedback * left
+            buf[1, p] = x[1, i] + feedback * right
+        k += 1
+        if k == size:
+            k = 0
+            j += 1
     zi[0, 0, 0], zi[0, 0, 1], zi[1, 0, 0], zi[1, 0, 1] = l00, l01, l10, l11
     zi[0, 1, 0], zi[0, 1, 1], zi[1, 1, 0], zi[1, 1, 1] = r00, r01, r10, r11
 

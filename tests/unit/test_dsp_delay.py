@@ -95,14 +95,17 @@ def test_bad_delay_is_refused():
 
 from numba import njit  # noqa: E402
 
-from pytest_overdub.dsp.delay import (comb_samples, fdn_samples, feedback_delay_samples,  # noqa: E402
-                                      stereo_feedback_delay_samples)
+from pytest_overdub.dsp.delay import (SineSweep, comb_samples, fdn_samples,  # noqa: E402
+                                      feedback_delay_samples, stereo_feedback_delay_samples,
+                                      stereo_swept_delay_samples, swept_delay_samples)
 from pytest_overdub.dsp.filters import SOSFilter, rbj_biquad  # noqa: E402
 
 COMB = njit(cache=True)(comb_samples)
 LINE = njit(cache=True)(feedback_delay_samples)
 FDN = njit(cache=True)(fdn_samples)
 STEREO_LINE = njit(cache=True)(stereo_feedback_delay_samples)
+SWEPT = njit(cache=True)(swept_delay_samples)
+STEREO_SWEPT = njit(cache=True)(stereo_swept_delay_samples)
 
 
 def test_compiled_comb_and_allpass_equal_the_folded_lfilter_bit_for_bit():
@@ -134,17 +137,20 @@ def test_compiled_feedback_delay_equals_the_chunked_path_bit_for_bit(cross, filt
     assert np.array_equal(np.concatenate(parts, 1), whole)
 
 
-def test_compiled_fdn_equals_the_matrix_path_with_damping_and_a_length_change():
+@pytest.mark.parametrize("lines", [4, 8], ids=["4 lines", "8 lines (one-pass transform)"])
+def test_compiled_fdn_equals_the_matrix_path_with_damping_and_a_length_change(lines):
     """The compiled loop uses a fast Walsh-Hadamard transform instead of the matrix product: same
     arithmetic up to the order of the sums, so equal to ~1e-15 relative, also through a crossfade."""
     rng = np.random.default_rng(8)
     inp = rng.standard_normal(6000)
-    out = rng.standard_normal((2, 4))
-    nets = [FeedbackDelayNetwork(delays_frames=[101, 143, 165, 177], rt60_s=0.8, sr=48000, damp=0.3, out=out,
+    out = rng.standard_normal((2, lines))
+    before = [101, 143, 165, 177, 189, 203, 211, 230][:lines]
+    after = [90, 150, 171, 200, 181, 222, 207, 240][:lines]
+    nets = [FeedbackDelayNetwork(delays_frames=before, rt60_s=0.8, sr=48000, damp=0.3, out=out,
                                  loop=loop) for loop in (None, FDN)]
     first = [f.process(inp[:3000]) for f in nets]
     for f in nets:
-        f.set(delays_frames=[90, 150, 171, 200], rt60_s=0.8, damp=0.3)
+        f.set(delays_frames=after, rt60_s=0.8, damp=0.3)
     second = [f.process(inp[3000:]) for f in nets]
     a, b = np.concatenate([first[0], second[0]], 1), np.concatenate([first[1], second[1]], 1)
     assert np.abs(a).max() > 1.0
@@ -156,3 +162,44 @@ def test_stereo_line_refuses_other_shapes():
         identity = SOSFilter(np.zeros((2, 6)) + [1, 0, 0, 1, 0, 0])
         FeedbackDelay(channels=1, loop=STEREO_LINE, loop_filter=identity).process(
             np.zeros((1, 8)), delay_frames=3.0, feedback=0.5)
+
+
+def _sweep(rows: int) -> SineSweep:
+    """A sweep of two rows (a quarter turn apart) or one, on a 64-frame grid, 30 +- 12 frames."""
+    grid = np.arange(200) * (64 * 0.002)
+    a = grid[None, :] + np.array([[0.3], [0.3 + np.pi / 2]])[:rows]
+    step = np.arange(64) * 0.002
+    return SineSweep(np.sin(a), np.cos(a), np.cos(step), np.sin(step), 5, 12.0 / 48000, 30.0 / 48000, 48000.0)
+
+
+def _sweep_delays(sw: SineSweep, n: int) -> np.ndarray:
+    """The delays of the SineSweep docstring, computed with numpy."""
+    idx = sw.first + np.arange(n)
+    j, k = idx // sw.cos_b.shape[0], idx % sw.cos_b.shape[0]
+    s = sw.sin_at[:, j] * sw.cos_b[k] + sw.cos_at[:, j] * sw.sin_b[k]
+    return np.maximum((s * sw.scale + sw.offset) * sw.gain, 2.0)
+
+
+@pytest.mark.parametrize("loop,rows,cross,filtered", [(SWEPT, 2, False, False), (SWEPT, 1, True, True),
+                                                      (STEREO_SWEPT, 1, True, True), (STEREO_SWEPT, 2, False, True)])
+def test_swept_loop_equals_process_with_the_sweeps_delays_then_the_mix(loop, rows, cross, filtered):
+    """process_swept is process() given the delays SineSweep defines, then wet·wet_gain + dry_gain·dry,
+    bit for bit and across any segmentation (the sweep's grid index carries on)."""
+    rng = np.random.default_rng(9)
+    x, dry = rng.standard_normal((2, 6000)), rng.standard_normal((2, 6000))
+    sw = _sweep(rows)
+
+    def make():
+        sos = np.stack([rbj_biquad("lp", freq_hz=3000, sr=48000), rbj_biquad("hp", freq_hz=90, sr=48000)])
+        return FeedbackDelay(channels=2, cross=cross, loop_filter=SOSFilter(sos) if filtered else None, loop=LINE)
+
+    whole = make().process(x, delay_frames=np.broadcast_to(_sweep_delays(sw, 6000), (2, 6000)), feedback=0.6)
+    whole *= 0.7
+    whole += 0.4 * dry
+    fd, parts, i = make(), [], 0
+    for n in [1, 65, 3000, 2934]:
+        part = SineSweep(sw.sin_at, sw.cos_at, sw.cos_b, sw.sin_b, sw.first + i, sw.scale, sw.offset, sw.gain)
+        parts.append(fd.process_swept(x[:, i:i + n], sweep=part, feedback=0.6, dry=dry[:, i:i + n],
+                                      wet_gain=0.7, dry_gain=0.4, loop=loop))
+        i += n
+    assert np.array_equal(np.concatenate(parts, 1), whole)
