@@ -21,8 +21,7 @@ import numpy as np
 from numba import njit
 
 from ..dsp.delay import IntegerDelay
-from ..dsp.dynamics import (balance_gains, compressor_gr_samples, db_to_gain, peak_hold_release,
-                            peak_hold_samples, release_coeff, window_max)
+from ..dsp.dynamics import balance_gains, compressor_gr_samples, db_to_gain, release_coeff
 from ..dsp.oversample import TruePeakDetector, true_peak_samples
 from .base import Effect
 from .params import HOUSE_SPECS
@@ -30,8 +29,8 @@ from .params import HOUSE_SPECS
 LIMITER_LOOKAHEAD_S = 0.003
 LIMITER_MARGIN_DB = 0.02  # aims this far under the ceiling to absorb interpolation error
 
-# The release recursion and the 4x interpolation run compiled (cache in __pycache__).
-_PEAK_HOLD = njit(cache=True)(peak_hold_samples)
+# The 4x interpolation and the compressor's recursion run compiled (cache in __pycache__); so does the
+# limiter's lookahead smoothing below.
 _TRUE_PEAK = njit(cache=True)(true_peak_samples)
 _COMPRESSOR = njit(cache=True)(compressor_gr_samples)
 
@@ -110,6 +109,54 @@ class Compressor(Effect):
         return x * db_to_gain(gain)[None, :]
 
 
+@njit(cache=True)
+def _lookahead_smoothing(need, max_hist, box_hist, coeff, state, att):  # pragma: no cover - compiled
+    """The limiter's attenuation (dB) from what each frame needs, in one pass: the sliding max over the
+    last ``len(max_hist) + 1`` frames (a monotonic queue; a maximum is exact, so it equals
+    :func:`~pytest_overdub.dsp.dynamics.window_max`), the instant-attack exponential release
+    ``e = max(held, coeff·e)`` (:func:`~pytest_overdub.dsp.dynamics.peak_hold_samples`), and the box
+    average over the last ``len(box_hist) + 1`` released values as a difference of running sums (the
+    sequential sums of ``np.cumsum``). ``max_hist`` and ``box_hist`` carry the tails between calls
+    (updated in place); returns the release state."""
+    n = need.shape[0]
+    hm = max_hist.shape[0]
+    hb = box_hist.shape[0]
+    w = hb + 1
+    z = np.empty(hm + n)
+    z[:hm] = max_hist
+    z[hm:] = need
+    rel = np.empty(hb + n)
+    rel[:hb] = box_hist
+    queue = np.empty(hm + n, np.int64)  # indices into z, their values decreasing from head to tail
+    head = 0
+    tail = 0
+    e = state
+    for t in range(hm + n):
+        v = z[t]
+        while tail > head and z[queue[tail - 1]] <= v:
+            tail -= 1
+        queue[tail] = t
+        tail += 1
+        i = t - hm  # the window z[i .. t] ends on new frame i
+        if i >= 0:
+            while queue[head] < i:
+                head += 1
+            e = max(z[queue[head]], coeff * e)
+            rel[hb + i] = e
+    lo = 0.0  # running sums: lo = sum(rel[:i]), hi = sum(rel[:i + w])
+    hi = 0.0
+    for k in range(w):
+        hi = hi + rel[k]
+    for i in range(n):
+        att[i] = (hi - lo) / w
+        lo = lo + rel[i]
+        if i + w < hb + n:
+            hi = hi + rel[i + w]
+    max_hist[:] = z[n:]
+    box_hist[:] = rel[n:]
+    return e
+
+
 class Limiter(Effect):
     spec = HOUSE_SPECS["core.limiter"]
 
@@ -129,21 +176,11 @@ class Limiter(Effect):
         target = params["ceiling"] - LIMITER_MARGIN_DB
         with np.errstate(divide="ignore"):
             need = np.maximum(20.0 * np.log10(peak) - target, 0.0)
-        # sliding max over the last `span` frames
-        z = np.concatenate([self._max_hist, need])
-        self._max_hist = z[z.shape[0] - (self._max_span - 1):].copy()
-        held = window_max(z, size=self._max_span)  # the windows of z that end on each new frame
-        # exponential release (instant attack)
-        rel = peak_hold_release(held, coeff=release_coeff(params["release"] / 1000.0, sr=self.sr),
-                                state=self._release_state, loop=_PEAK_HOLD)
-        if rel.size:
-            self._release_state = float(rel[-1])
-        # box average over the lookahead window
-        w = self.window
-        z = np.concatenate([self._box_hist, rel])
-        self._box_hist = z[z.shape[0] - (w - 1):].copy()
-        cs = np.concatenate([[0.0], np.cumsum(z)])
-        return (cs[w:] - cs[:-w]) / w
+        att = np.empty(need.shape[0])
+        coeff = release_coeff(params["release"] / 1000.0, sr=self.sr)
+        self._release_state = _lookahead_smoothing(need, self._max_hist, self._box_hist, coeff,
+                                                   self._release_state, att)
+        return att
 
     def process(self, x, params):
         return in_blocks(self._block, x, params)

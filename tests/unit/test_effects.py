@@ -221,6 +221,30 @@ def test_limiter_latency_is_exact_and_transparent_below_the_ceiling():
     assert y[0, 100 + dev.latency_frames] == pytest.approx(0.5, abs=1e-12)
 
 
+def test_limiter_one_pass_smoothing_equals_window_max_release_and_box_average_across_blocks():
+    """The compiled lookahead smoothing is the three reference steps of pytest_overdub.dsp.dynamics (the
+    sliding max, the exponential release, the box average as a difference of cumulative sums), to rounding
+    (the reference release runs in the log domain), with the tails carried from one block to the next."""
+    from pytest_overdub.devices.dynamics import _lookahead_smoothing
+    from pytest_overdub.dsp.dynamics import peak_hold_release, window_max
+
+    rng = np.random.default_rng(11)
+    need = np.maximum(rng.standard_normal(9000) * 3.0, 0.0) * (rng.random(9000) < 0.2)
+    span, w, coeff = 147, 145, 0.9991
+    held = window_max(np.concatenate([np.zeros(span - 1), need]), size=span)
+    rel = peak_hold_release(held, coeff=coeff, state=0.0)
+    cs = np.concatenate([[0.0], np.cumsum(np.concatenate([np.zeros(w - 1), rel]))])
+    expect = (cs[w:] - cs[:-w]) / w
+    max_hist, box_hist, state, parts, i = np.zeros(span - 1), np.zeros(w - 1), 0.0, [], 0
+    for n in (1, 64, 5000, 3935):
+        att = np.empty(n)
+        state = _lookahead_smoothing(need[i:i + n], max_hist, box_hist, coeff, state, att)
+        parts.append(att)
+        i += n
+    assert np.max(expect) > 1.0
+    np.testing.assert_allclose(np.concatenate(parts), expect, rtol=1e-12, atol=1e-12)
+
+
 # ---------------------------------------------------------------- compressor
 
 def test_compressor_static_curve_hard_knee():
