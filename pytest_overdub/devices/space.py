@@ -68,9 +68,12 @@ class Reverb(Effect):
 
     def _block(self, x, params):
         x = np.asarray(x, dtype=np.float64)
-        self._fdn.set(**self._fdn_args(params))
-        self._lowcut.set_sos(rbj_biquad("hp", freq_hz=params["lowcut"], sr=self.sr))
-        self._predelay.frames = int(round(params["predelay"] * self.sr / 1000.0))
+        key = (params["size"], params["decay"], params["damp"], params["lowcut"], params["predelay"])
+        if key != self.__dict__.get("_set_for"):  # the lines, the low cut and the pre-delay follow the params
+            self._set_for = key
+            self._fdn.set(**self._fdn_args(params))
+            self._lowcut.set_sos(rbj_biquad("hp", freq_hz=params["lowcut"], sr=self.sr))
+            self._predelay.frames = int(round(params["predelay"] * self.sr / 1000.0))
         mono = self._predelay.process(((x[0] + x[1]) * 0.5)[None, :])
         for ap in self._diffusers:
             mono = ap.process(mono)

@@ -595,8 +595,10 @@ class FeedbackDelayNetwork:
         elif self._hist.shape[1] < h:
             self._hist = np.concatenate([np.zeros((lines, h - self._hist.shape[1])), self._hist], axis=1)
         n = inp.shape[0]
-        res = np.empty((self.out.shape[0], n))
         inp = np.ascontiguousarray(inp)
+        if n <= self.block_frames:  # one block: its own result, no copy into another array
+            return self._block(inp)
+        res = np.empty((self.out.shape[0], n))
         for s in range(0, n, self.block_frames):
             e = min(n, s + self.block_frames)
             res[:, s:e] = self._block(inp[s:e])
