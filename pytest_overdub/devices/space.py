@@ -29,6 +29,7 @@ from ..dsp.delay import (FeedbackDelayNetwork, IntegerDelay, SchroederAllpass, c
 from ..dsp.compiled import SOS
 from ..dsp.filters import Crossover, SOSFilter, rbj_biquad
 from .base import Effect
+from ..dsp.dynamics import balance_gains, db_to_gain
 from .dynamics import apply_gain_pan, in_blocks
 from .params import HOUSE_SPECS
 
@@ -39,10 +40,24 @@ WET_GAIN = 0.7
 MONOBASS_OFF_HZ = 20.0
 MONOBASS_SPLIT_RATIO = 2.0
 
+def width_samples(x, half_width, gain_left, gain_right, out):  # pragma: no cover - compiled
+    """``core.width`` without MONO BASS, frame by frame: mid ``(L + R)·0.5``, side ``(L - R)·half_width``,
+    ``out = [(mid + side)·gain_left, (mid - side)·gain_right]``; the products and sums of the numpy steps
+    (:func:`~.dynamics.apply_gain_pan` on the stacked mid ± side) in the same order."""
+    for i in range(x.shape[1]):
+        a = x[0, i]
+        b = x[1, i]
+        mid = (a + b) * 0.5
+        side = (a - b) * half_width
+        out[0, i] = (mid + side) * gain_left
+        out[1, i] = (mid - side) * gain_right
+
+
 # The diffusers' comb recursion and the FDN run sample by sample, compiled (cache in __pycache__).
 _COMB = njit(cache=True)(comb_samples)
 _FDN = njit(cache=True)(fdn_samples)
 _SOS = SOS  # the low cut and the crossover: sosfilt's arithmetic without its per-call overhead
+_WIDTH = njit(cache=True)(width_samples)
 
 
 class Reverb(Effect):
@@ -105,17 +120,21 @@ class Width(Effect):
 
     def _block(self, x, params):
         x = np.asarray(x, dtype=np.float64)
+        split = self._split_hz(params)
+        if split is None:  # mid/side, width, balance and gain in one compiled pass
+            self._xo = None
+            g = db_to_gain(params["gain"])
+            left, right = balance_gains(params["pan"])
+            out = np.empty(x.shape)
+            _WIDTH(x, 0.5 * params["width"], g * left, g * right, out)
+            return out
         mid = (x[0] + x[1]) * 0.5
         side = (x[0] - x[1]) * (0.5 * params["width"])
-        split = self._split_hz(params)
-        if split is None:
-            self._xo = None
+        if self._xo is None:
+            self._xo = Crossover(freq_hz=split, sr=self.sr, loop=_SOS)
         else:
-            if self._xo is None:
-                self._xo = Crossover(freq_hz=split, sr=self.sr, loop=_SOS)
-            else:
-                self._xo.set_freq(freq_hz=split, sr=self.sr)
-            mid = self._xo.allpass(mid)
-            side = self._xo.high(side)
+            self._xo.set_freq(freq_hz=split, sr=self.sr)
+        mid = self._xo.allpass(mid)
+        side = self._xo.high(side)
         return apply_gain_pan(np.stack([mid + side, mid - side]), gain_db=params["gain"],
                               pan=params["pan"])

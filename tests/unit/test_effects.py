@@ -182,6 +182,18 @@ def test_monobass_narrows_more_as_the_cutoff_rises():
     assert all(b < a for a, b in zip(values, values[1:])), values
 
 
+@pytest.mark.parametrize("width,pan,gain", [(1.0, 0.0, 0.0), (0.0, 0.4, -6.0), (2.0, -1.0, 3.5), (1.3, 1.0, 0.0)])
+def test_width_without_mono_bass_equals_its_numpy_definition(width, pan, gain):
+    """The compiled pass is the stacked mid + side / mid - side times the balance gains, bit for bit."""
+    from pytest_overdub.devices.dynamics import apply_gain_pan
+
+    x = np.random.default_rng(12).standard_normal((2, 5000))
+    dev, p = make("core.width", width=width, pan=pan, gain=gain)
+    mid, side = (x[0] + x[1]) * 0.5, (x[0] - x[1]) * (0.5 * width)
+    expect = apply_gain_pan(np.stack([mid + side, mid - side]), gain_db=gain, pan=pan)
+    assert np.array_equal(dev.process(x, p), expect)
+
+
 # ---------------------------------------------------------------- limiter
 
 def drum_loop(seconds=2.0):
