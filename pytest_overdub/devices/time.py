@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from ..dsp.delay import (FeedbackDelay, SineSweep, feedback_delay_samples, stereo_feedback_delay_samples,
-                         stereo_swept_delay_samples, swept_delay_samples)
+                         stereo_swept_delay_samples, stereo_swept_line_samples)
 from ..dsp.filters import SOSFilter, rbj_biquad
 from .base import Effect
 from .dynamics import in_blocks
@@ -44,7 +44,7 @@ LFO_GRID = 64  # frames between exact LFO evaluations (angle addition in between
 _LINE = njit(cache=True)(feedback_delay_samples)
 _STEREO_LINE = njit(cache=True)(stereo_feedback_delay_samples)  # two channels, two sections (Delay)
 # The same with the delay computed from the LFO's sweep and the dry/wet mix in the loop (one pass)
-_SWEPT = njit(cache=True)(swept_delay_samples)
+_STEREO_SWEPT_LINE = njit(cache=True)(stereo_swept_line_samples)  # two channels, no loop filter (Chorus)
 _STEREO_SWEPT = njit(cache=True)(stereo_swept_delay_samples)
 
 
@@ -217,4 +217,4 @@ class Chorus(Effect):
                                 gain=self.sr, offsets=(0.0, offset))
         mix = params["mix"]
         return self._line.process_swept(x, sweep=sweep, feedback=float(params["feedback"]), dry=x,
-                                        wet_gain=mix, dry_gain=1.0 - mix, loop=_SWEPT)
+                                        wet_gain=mix, dry_gain=1.0 - mix, loop=_STEREO_SWEPT_LINE)

@@ -447,6 +447,56 @@ def swept_delay_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, scale,
             j += 1
 
 
+def stereo_swept_line_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, scale, offset, gain, feedback,
+                              cross, sos, zi, wet_gain, dry_gain, out):  # pragma: no cover - compiled
+    """:func:`swept_delay_samples` for exactly two channels and no loop filter (the house chorus): the same
+    arithmetic with both channels in registers. Other shapes raise ValueError."""
+    if x.shape[0] != 2 or sos.shape[0] != 0:
+        raise ValueError("stereo_swept_line_samples needs 2 channels and no loop filter")
+    h = buf.shape[1] - x.shape[1]
+    size = cos_b.shape[0]
+    right_row = 1 if sin_at.shape[0] > 1 else 0
+    j = first // size
+    k = first - j * size
+    for i in range(x.shape[1]):
+        p = h + i
+        cb = cos_b[k]
+        sb = sin_b[k]
+        di = (sin_at[0, j] * cb + cos_at[0, j] * sb) * scale
+        di = (di + offset) * gain
+        if di < 2.0:
+            di = 2.0
+        whole = math.ceil(di)
+        frac = whole - di
+        q = p - int(whole)
+        a = buf[0, q]
+        left = a + frac * (buf[0, q + 1] - a)
+        di = (sin_at[right_row, j] * cb + cos_at[right_row, j] * sb) * scale
+        di = (di + offset) * gain
+        if di < 2.0:
+            di = 2.0
+        whole = math.ceil(di)
+        frac = whole - di
+        q = p - int(whole)
+        a = buf[1, q]
+        right = a + frac * (buf[1, q + 1] - a)
+        out[0, i] = left * wet_gain + dry_gain * dry[0, i]
+        out[1, i] = right * wet_gain + dry_gain * dry[1, i]
+        if feedback == 0.0:
+            buf[0, p] = x[0, i]
+            buf[1, p] = x[1, i]
+        elif cross:
+            buf[0, p] = x[0, i] + feedback * right
+            buf[1, p] = x[1, i] + feedback * left
+        else:
+            buf[0, p] = x[0, i] + feedback * left
+            buf[1, p] = x[1, i] + feedback * right
+        k += 1
+        if k == size:
+            k = 0
+            j += 1
+
+
 def stereo_swept_delay_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, scale, offset, gain, feedback,
                                cross, sos, zi, wet_gain, dry_gain, out):  # pragma: no cover - compiled
     """:func:`swept_delay_samples` for exactly two channels and two loop-filter sections (the house delay),

@@ -97,7 +97,8 @@ from numba import njit  # noqa: E402
 
 from pytest_overdub.dsp.delay import (SineSweep, comb_samples, fdn_samples,  # noqa: E402
                                       feedback_delay_samples, stereo_feedback_delay_samples,
-                                      stereo_swept_delay_samples, swept_delay_samples)
+                                      stereo_swept_delay_samples, stereo_swept_line_samples,
+                                      swept_delay_samples)
 from pytest_overdub.dsp.filters import SOSFilter, rbj_biquad  # noqa: E402
 
 COMB = njit(cache=True)(comb_samples)
@@ -106,6 +107,7 @@ FDN = njit(cache=True)(fdn_samples)
 STEREO_LINE = njit(cache=True)(stereo_feedback_delay_samples)
 SWEPT = njit(cache=True)(swept_delay_samples)
 STEREO_SWEPT = njit(cache=True)(stereo_swept_delay_samples)
+STEREO_SWEPT_LINE = njit(cache=True)(stereo_swept_line_samples)
 
 
 def test_compiled_comb_and_allpass_equal_the_folded_lfilter_bit_for_bit():
@@ -157,6 +159,17 @@ def test_compiled_fdn_equals_the_matrix_path_with_damping_and_a_length_change(li
     np.testing.assert_allclose(b, a, rtol=0, atol=1e-12 * np.abs(a).max())
 
 
+def test_stereo_swept_loops_refuse_other_shapes():
+    sw = _sweep(1)
+    args = (sw.sin_at, sw.cos_at, sw.cos_b, sw.sin_b, 0, sw.scale, sw.offset, sw.gain, 0.5, False)
+    with pytest.raises(ValueError, match="2 channels and no loop filter"):
+        STEREO_SWEPT_LINE(np.zeros((2, 100)), np.zeros((2, 8)), np.zeros((2, 8)), *args, np.zeros((1, 6)),
+                          np.zeros((1, 2, 2)), 1.0, 0.0, np.empty((2, 8)))
+    with pytest.raises(ValueError, match="2 channels and 2 sections"):
+        STEREO_SWEPT(np.zeros((1, 100)), np.zeros((1, 8)), np.zeros((1, 8)), *args, np.zeros((2, 6)),
+                     np.zeros((2, 1, 2)), 1.0, 0.0, np.empty((1, 8)))
+
+
 def test_stereo_line_refuses_other_shapes():
     with pytest.raises(ValueError, match="2 channels and 2 sections"):
         identity = SOSFilter(np.zeros((2, 6)) + [1, 0, 0, 1, 0, 0])
@@ -181,7 +194,9 @@ def _sweep_delays(sw: SineSweep, n: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("loop,rows,cross,filtered", [(SWEPT, 2, False, False), (SWEPT, 1, True, True),
-                                                      (STEREO_SWEPT, 1, True, True), (STEREO_SWEPT, 2, False, True)])
+                                                      (STEREO_SWEPT, 1, True, True), (STEREO_SWEPT, 2, False, True),
+                                                      (STEREO_SWEPT_LINE, 2, False, False),
+                                                      (STEREO_SWEPT_LINE, 1, True, False)])
 def test_swept_loop_equals_process_with_the_sweeps_delays_then_the_mix(loop, rows, cross, filtered):
     """process_swept is process() given the delays SineSweep defines, then wet·wet_gain + dry_gain·dry,
     bit for bit and across any segmentation (the sweep's grid index carries on)."""
