@@ -713,7 +713,8 @@ def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, o
     earlier one, and each step is a loop over the chunk's frames (which vectorises); every frame's value
     is computed by the same operations in the same order as a frame-by-frame loop would. With eight lines
     (the reverb's) the gains, the transform and the write are one pass over the chunk, the transform's
-    butterflies in registers, in the same order as the general path's passes.
+    butterflies in registers, and two output taps are one more pass, each in the same order as the general
+    path's passes.
     """
     lines = len(delays)
     n = inp.shape[0]
@@ -745,15 +746,29 @@ def fdn_samples(buf, inp, delays, fade_from, fade_frames, gains, inject, damp, o
                     if damp != 0.0:
                         b = b + damp * (old[i] - b)
                     row[i] = b + ((s + i + 1) / fade_frames) * (row[i] - b)
-        for k in range(out.shape[0]):
-            dst = res[k, s:s + m]
+        if lines == 8 and out.shape[0] == 2:  # both taps in one pass, each summed in line order from 0.0
+            r0, r1, r2, r3, r4, r5, r6, r7 = t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]
+            o0, o1 = res[0, s:s + m], res[1, s:s + m]
+            u00, u01, u02, u03, u04, u05, u06, u07 = (out[0, 0], out[0, 1], out[0, 2], out[0, 3], out[0, 4],
+                                                      out[0, 5], out[0, 6], out[0, 7])
+            u10, u11, u12, u13, u14, u15, u16, u17 = (out[1, 0], out[1, 1], out[1, 2], out[1, 3], out[1, 4],
+                                                      out[1, 5], out[1, 6], out[1, 7])
             for i in range(m):
-                dst[i] = 0.0
-            for j in range(lines):
-                w = out[k, j]
-                row = t[j]
+                v0, v1, v2, v3, v4, v5, v6, v7 = r0[i], r1[i], r2[i], r3[i], r4[i], r5[i], r6[i], r7[i]
+                o0[i] = (((((((0.0 + u00 * v0) + u01 * v1) + u02 * v2) + u03 * v3) + u04 * v4) + u05 * v5)
+                         + u06 * v6) + u07 * v7
+                o1[i] = (((((((0.0 + u10 * v0) + u11 * v1) + u12 * v2) + u13 * v3) + u14 * v4) + u15 * v5)
+                         + u16 * v6) + u17 * v7
+        else:
+            for k in range(out.shape[0]):
+                dst = res[k, s:s + m]
                 for i in range(m):
-                    dst[i] += w * row[i]
+                    dst[i] = 0.0
+                for j in range(lines):
+                    w = out[k, j]
+                    row = t[j]
+                    for i in range(m):
+                        dst[i] += w * row[i]
         chunk = inp[s:s + m]
         if lines == 8:  # gains, the 8-point transform and the write in one pass (registers, no row passes)
             r0, r1, r2, r3, r4, r5, r6, r7 = t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]
