@@ -117,17 +117,19 @@ def compressor_gr_samples(level_db, threshold_db, ratio, knee_db, release_coeff,
     """
     slope = 1.0 - 1.0 / ratio
     half = knee_db / 2.0
+    soft_knee = knee_db > 0
+    width2 = 2.0 * knee_db if soft_knee else 1.0  # (the knee's value is only kept when there is a knee)
     b0 = 1.0 - attack_coeff
     held = state[0]
     z = state[1]
     for i in range(level_db.shape[0]):
+        # both laws computed and one selected, without branches: a level that wanders around the
+        # threshold would otherwise mispredict them
         over = level_db[i] - threshold_db
-        gr = 0.0
-        if knee_db > 0 and abs(over) <= half:
-            k = over + half
-            gr = slope * k * k / (2.0 * knee_db)
-        elif over > 0.0:
-            gr = over * slope
+        k = over + half
+        knee = slope * k * k / width2
+        above = over * slope if over > 0.0 else 0.0
+        gr = knee if soft_knee and abs(over) <= half else above
         held = max(gr, release_coeff * held)
         s = b0 * held + z
         z = attack_coeff * s
