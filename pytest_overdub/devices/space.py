@@ -53,11 +53,27 @@ def width_samples(x, half_width, gain_left, gain_right, out):  # pragma: no cove
         out[1, i] = (mid - side) * gain_right
 
 
+def mono_into(x, out):  # pragma: no cover - compiled
+    """``out[i] = (x[0, i] + x[1, i])·0.5``: the reverb's mono sum, written where the pre-delay wants it."""
+    for i in range(x.shape[1]):
+        out[i] = (x[0, i] + x[1, i]) * 0.5
+
+
+def add_scaled(y, gain, x):  # pragma: no cover - compiled
+    """``y += gain·x`` for ``(2, n)`` arrays in one pass (numpy's ``y += gain * x`` makes ``gain * x`` first;
+    the products and sums are the same)."""
+    for c in range(y.shape[0]):
+        for i in range(y.shape[1]):
+            y[c, i] = y[c, i] + gain * x[c, i]
+
+
 # The diffusers' comb recursion and the FDN run sample by sample, compiled (cache in __pycache__).
 _COMB = njit(cache=True)(comb_samples)
 _FDN = njit(cache=True)(fdn_samples)
 _SOS = SOS  # the low cut and the crossover: sosfilt's arithmetic without its per-call overhead
 _WIDTH = njit(cache=True)(width_samples)
+_MONO = njit(cache=True)(mono_into)
+_ADD_SCALED = njit(cache=True)(add_scaled)
 
 
 class Reverb(Effect):
@@ -89,7 +105,7 @@ class Reverb(Effect):
             self._fdn.set(**self._fdn_args(params))
             self._lowcut.set_sos(rbj_biquad("hp", freq_hz=params["lowcut"], sr=self.sr))
             self._predelay.frames = int(round(params["predelay"] * self.sr / 1000.0))
-        mono = self._predelay.process(((x[0] + x[1]) * 0.5)[None, :])
+        mono = self._mono_predelayed(x)
         for ap in self._diffusers:
             mono = ap.process(mono)
         angle = params["mix"] * math.pi / 2.0
@@ -99,8 +115,24 @@ class Reverb(Effect):
         shape = np.array([[0.5 + w, 0.5 - w], [0.5 - w, 0.5 + w]]) * math.sin(angle)
         self._fdn.out = np.ascontiguousarray(shape @ self._taps)
         wet = self._lowcut.process(self._fdn.process(mono[0]))
-        wet += math.cos(angle) * x
+        _ADD_SCALED(wet, math.cos(angle), x)
         return wet
+
+    def _mono_predelayed(self, x: np.ndarray) -> np.ndarray:
+        """The mono sum delayed by the pre-delay, ``(1, n)``: the sum is written straight after the line's
+        history (what :class:`~pytest_overdub.dsp.delay.IntegerDelay` does with a concatenation)."""
+        n = x.shape[1]
+        d = self._predelay.frames
+        if d <= 0:
+            mono = np.empty((1, n))
+            _MONO(x, mono[0])
+            return mono
+        hist = self._predelay.history(d)
+        line = np.empty((1, d + n))
+        line[:, :d] = hist
+        _MONO(x, line[0, d:])
+        self._predelay.keep(line[:, n:])
+        return line[:, :n]
 
 
 class Width(Effect):

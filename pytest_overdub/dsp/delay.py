@@ -69,13 +69,22 @@ class IntegerDelay:
         d = self.frames
         if d <= 0:
             return x.copy()
-        if self._hist is None or self._hist.shape[0] != x.shape[0]:
-            self._hist = np.zeros((x.shape[0], d))
-        if self._hist.shape[1] < d:
-            self._hist = np.concatenate([np.zeros((x.shape[0], d - self._hist.shape[1])), self._hist], 1)
-        buf = np.concatenate([self._hist[:, self._hist.shape[1] - d:], x], axis=1)
-        self._hist = buf[:, buf.shape[1] - d:].copy()
+        buf = np.concatenate([self.history(d, channels=x.shape[0]), x], axis=1)
+        self.keep(buf[:, buf.shape[1] - d:])
         return buf[:, : x.shape[1]]
+
+    def history(self, frames: int, *, channels: int = 1) -> np.ndarray:
+        """The last ``frames`` frames the line holds, ``(channels, frames)``: zeros before anything was kept
+        (or where the line held fewer, at the front). For a caller that writes its input after them."""
+        if self._hist is None or self._hist.shape[0] != channels:
+            self._hist = np.zeros((channels, frames))
+        if self._hist.shape[1] < frames:
+            self._hist = np.concatenate([np.zeros((channels, frames - self._hist.shape[1])), self._hist], 1)
+        return self._hist[:, self._hist.shape[1] - frames:]
+
+    def keep(self, tail: np.ndarray) -> None:
+        """Keep ``tail`` (a copy) as the line's history: the last frames of what it has been fed."""
+        self._hist = np.array(tail, dtype=np.float64)
 
 
 class FeedbackComb:
