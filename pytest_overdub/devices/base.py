@@ -57,6 +57,11 @@ class Effect:
     def process(self, x: np.ndarray, params: Mapping[str, float]) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
+    def passes_through(self, params: Mapping[str, float]) -> bool:
+        """True when ``process(x, params)`` returns the samples of ``x`` unchanged, whatever ``x``, with no
+        latency: a streamed chain then hands its input on without calling it. False unless a device says."""
+        return False
+
 
 class Instrument:
     """Base class of house instruments. Subclasses set ``spec`` and implement ``render``."""

@@ -45,6 +45,10 @@ class EQ(Effect):
                    if p["lp"] < LP_OFF_HZ and p["lp"] < 0.49 * sr else None),
         }
 
+    def passes_through(self, params: Mapping[str, float]) -> bool:
+        """Every band off and the gain at 0 dB: :meth:`process` returns a copy of its input."""
+        return params["gain"] == 0.0 and all(sos is None for sos in self._sections(params).values())
+
     def process(self, x: np.ndarray, params: Mapping[str, float]) -> np.ndarray:
         y = np.asarray(x, dtype=np.float64)
         for name, sos in self._sections(params).items():

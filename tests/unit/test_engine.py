@@ -430,6 +430,31 @@ def test_streamed_house_chain_equals_whole_track_calls():
     assert [w.kind for w in streamed.warnings] == ["bypass"]
 
 
+def test_a_flat_eq_in_a_streamed_chain_hands_its_input_on_uncalled(monkeypatch):
+    """An EQ with every band off and 0 dB gain passes its input on without being called (first, in the
+    middle and last in the chain, where the chain writes its output over the track's own source); an EQ
+    with a band on is called. The samples are those of whole-track calls."""
+    from pytest_overdub.devices import house_class
+    from pytest_overdub.devices.eq import EQ
+
+    inserts = [{"device": "core.eq"}, {"device": "core.comp"}, {"device": "core.eq"},
+               {"device": "core.delay"}, {"device": "core.eq", "params": {"low": 3.0}}, {"device": "core.eq"}]
+    s = _house_chain_song(inserts)
+    whole = render(s, sr=48000, cache=StemCache(), devices={d: house_class(d)
+                                                              for d in ("core.eq", "core.comp", "core.delay")})
+    called = []
+    process = EQ.process
+
+    def counted(self, x, params):
+        called.append(params["low"])
+        return process(self, x, params)
+
+    monkeypatch.setattr(EQ, "process", counted)
+    streamed = render(s, sr=48000, cache=StemCache())
+    assert np.array_equal(streamed.stems["t_a"], whole.stems["t_a"])
+    assert called and set(called) == {3.0}  # only the EQ with a band on ran
+
+
 def test_a_streamed_device_that_faults_is_passed_through_over_the_whole_track(monkeypatch):
     from pytest_overdub.devices.dynamics import Compressor
 
