@@ -69,6 +69,10 @@ def apply_gain_pan(x: np.ndarray, *, gain_db: float, pan: float) -> np.ndarray:
 class Gain(Effect):
     spec = HOUSE_SPECS["core.gain"]
 
+    def passes_through(self, params):
+        """0 dB, centred: :meth:`process` multiplies by exactly 1."""
+        return params["gain"] == 0.0 and params["pan"] == 0.0
+
     def process(self, x, params):
         return apply_gain_pan(np.asarray(x, dtype=np.float64), gain_db=params["gain"], pan=params["pan"])
 

@@ -386,3 +386,19 @@ def test_param_change_between_calls_does_not_click(device_id, key, a, b):
     step = np.abs(np.diff(y[0]))
     typical = np.percentile(step[half - 2000:half - 10], 99)
     assert step[half - 2:half + 2].max() <= 3 * typical + 1e-9
+
+
+@pytest.mark.parametrize("device_id,params,through", [
+    ("core.gain", {}, True), ("core.gain", {"pan": 0.2}, False), ("core.gain", {"gain": -1.0}, False),
+    ("core.eq", {}, True), ("core.eq", {"gain": 0.5}, False), ("core.eq", {"hp": 80.0}, False),
+    ("core.comp", {}, False)])
+def test_passes_through_only_where_process_returns_its_input_exactly(device_id, params, through):
+    """A device that says it passes its input through is skipped in streamed chains, so it must really
+    return the same samples (signed zeros and extremes included)."""
+    dev, p = make(device_id, **params)
+    x = np.random.default_rng(13).standard_normal((2, 4096))
+    x[0, :4] = [-0.0, 0.0, 1e300, -1e-300]
+    assert dev.passes_through(p) is through
+    if through:
+        y = dev.process(x, p)
+        assert np.array_equal(y, x) and np.array_equal(np.signbit(y), np.signbit(x))
