@@ -325,6 +325,18 @@ def osc_bank_fixed_into(out, d0, n, ratios, ph0, gl, gr, shape, pw, sub):  # pra
 
 
 @njit(cache=True)
+def tremolo_into(out, s, mono, lfo, depth):  # pragma: no cover - compiled
+    """The keys' auto-pan tremolo added into ``out`` from frame ``s``: ``out[0] += mono·(1 - depth·(1 + lfo))``
+    and ``out[1] += mono·(1 - depth·(1 - lfo))`` over ``len(lfo)`` frames, one pass, the numpy steps'
+    arithmetic in their order."""
+    for i in range(lfo.shape[0]):
+        v = lfo[i]
+        m = mono[s + i]
+        out[0, s + i] = out[0, s + i] + (1.0 - (1.0 + v) * depth) * m
+        out[1, s + i] = out[1, s + i] + (1.0 - (1.0 - v) * depth) * m
+
+
+@njit(cache=True)
 def bass_osc(dt, wave, sub):  # pragma: no cover - compiled
     """The bass oscillators in one pass: saw and square (polyBLEP, both from phase 0.5, the saw's zero
     crossing) blended by ``wave`` with the square inverted (fundamentals in phase), plus the parabolic sub
@@ -609,7 +621,6 @@ class Bass(_Synth):
 
 
 #: Frames per block of the keys' tremolo (a whole-bus temporary per channel would leave the cache).
-TREM_BLOCK_FRAMES = 1 << 15
 
 
 class Keys(_Synth):
@@ -643,17 +654,7 @@ class Keys(_Synth):
         for (trem, rate), (mono, s, e) in buses.items():
             # song time: the tremolo is locked across notes
             lfo = sine(rate, sr=self.sr, n_frames=e - s, phase0=s * rate / self.sr)
-            depth = 0.25 * trem
-            gain = np.empty(min(e - s, TREM_BLOCK_FRAMES))
-            for a in range(0, e - s, TREM_BLOCK_FRAMES):  # cache-sized blocks, one reused temporary
-                b = min(e - s, a + TREM_BLOCK_FRAMES)
-                g = gain[:b - a]
-                for ch, sign in ((0, 1.0), (1, -1.0)):  # mono * (1 - depth * (1 +- lfo)), in place
-                    (np.add if sign > 0 else np.subtract)(1.0, lfo[a:b], out=g)
-                    g *= depth
-                    np.subtract(1.0, g, out=g)
-                    g *= mono[s + a:s + b]
-                    out[ch, s + a:s + b] += g
+            tremolo_into(out, s, mono, lfo, 0.25 * trem)
         return out
 
     def _note(self, note: NoteEvent, p: Mapping[str, float], t60: float, m: int) -> np.ndarray:
