@@ -81,17 +81,21 @@ class _Lfo:
         self.frame += n
         return first
 
-    def sines(self, n: int, *, rate_hz: float, sr: float, offsets=(0.0,)) -> np.ndarray:
-        """``sin(phase + offset)`` over the next ``n`` frames, one row per offset: ``(len(offsets), n)``."""
+    def _grid(self, n: int, *, rate_hz: float, sr: float) -> tuple[int, np.ndarray]:
+        """Advance by ``n`` frames: the first frame's place in its grid interval and the angles of the grid
+        points the frames span (the in-grid rotations are kept while the rate holds)."""
         first = self.skip(n, rate_hz=rate_hz, sr=sr)
         step = 2.0 * math.pi * self.rate / sr
         j0, j1 = first // LFO_GRID, (first + n - 1) // LFO_GRID + 1
-        if self._step != step:  # the in-grid rotations, kept while the rate holds
+        if self._step != step:
             within = np.arange(LFO_GRID) * step
             self._step, self._cos_b, self._sin_b = step, np.cos(within)[None, :], np.sin(within)[None, :]
-        grid = np.arange(j0, j1, dtype=np.float64) * (LFO_GRID * step)
-        lo = first - j0 * LFO_GRID
-        table, term = self._tables(j1 - j0)
+        return first - j0 * LFO_GRID, np.arange(j0, j1, dtype=np.float64) * (LFO_GRID * step)
+
+    def sines(self, n: int, *, rate_hz: float, sr: float, offsets=(0.0,)) -> np.ndarray:
+        """``sin(phase + offset)`` over the next ``n`` frames, one row per offset: ``(len(offsets), n)``."""
+        lo, grid = self._grid(n, rate_hz=rate_hz, sr=sr)
+        table, term = self._tables(grid.shape[0])
         out = np.empty((len(offsets), n))
         for row, offset in enumerate(offsets):
             a = grid + (self.phase0 + offset)
@@ -102,19 +106,14 @@ class _Lfo:
 
     def sweep(self, n: int, *, rate_hz: float, sr: float, scale: float, offset: float, gain: float = 1.0,
               offsets=(0.0,)) -> SineSweep:
-        """The next ``n`` frames as a :class:`~pytest_overdub.dsp.delay.SineSweep` (delays
-        ``max((sin(phase + offset)·scale + offset)·gain, 2)``, one row per offset), for a compiled loop to
-        evaluate frame by frame: the same grid, rotations and arithmetic as :meth:`sines`."""
-        first = self.skip(n, rate_hz=rate_hz, sr=sr)
-        step = 2.0 * math.pi * self.rate / sr
-        j0, j1 = first // LFO_GRID, (first + n - 1) // LFO_GRID + 1
-        if self._step != step:
-            within = np.arange(LFO_GRID) * step
-            self._step, self._cos_b, self._sin_b = step, np.cos(within)[None, :], np.sin(within)[None, :]
-        grid = np.arange(j0, j1, dtype=np.float64) * (LFO_GRID * step)
+        """The next ``n`` frames as a :class:`~pytest_overdub.dsp.delay.SineSweep`: delays
+        ``max((s·scale + offset)·gain, 2)`` with ``s = sin(phase + o)``, one row per phase offset ``o`` in
+        ``offsets``, for a compiled loop to evaluate frame by frame with the grid, rotations and arithmetic
+        of :meth:`sines`."""
+        lo, grid = self._grid(n, rate_hz=rate_hz, sr=sr)
         a = grid[None, :] + np.array([[self.phase0 + o] for o in offsets])
-        return SineSweep(np.sin(a), np.cos(a), self._cos_b[0], self._sin_b[0], first - j0 * LFO_GRID,
-                         float(scale), float(offset), float(gain))
+        return SineSweep(np.sin(a), np.cos(a), self._cos_b[0], self._sin_b[0], lo, float(scale), float(offset),
+                         float(gain))
 
     def _tables(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
         """Two ``(rows, LFO_GRID)`` work arrays kept between calls (no fresh allocation per block)."""
