@@ -27,9 +27,9 @@ from numba import njit
 from ..dsp.delay import (FeedbackDelayNetwork, IntegerDelay, SchroederAllpass, comb_samples, fdn_samples,
                          hadamard)
 from ..dsp.compiled import SOS
+from ..dsp.dynamics import balance_gains, db_to_gain
 from ..dsp.filters import Crossover, SOSFilter, rbj_biquad
 from .base import Effect
-from ..dsp.dynamics import balance_gains, db_to_gain
 from .dynamics import apply_gain_pan, in_blocks
 from .params import HOUSE_SPECS
 
@@ -39,6 +39,7 @@ DIFFUSER_GAIN = 0.6
 WET_GAIN = 0.7
 MONOBASS_OFF_HZ = 20.0
 MONOBASS_SPLIT_RATIO = 2.0
+
 
 def width_samples(x, half_width, gain_left, gain_right, out):  # pragma: no cover - compiled
     """``core.width`` without MONO BASS, frame by frame: mid ``(L + R)·0.5``, side ``(L - R)·half_width``,
