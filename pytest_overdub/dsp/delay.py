@@ -509,8 +509,9 @@ def stereo_swept_line_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, 
 def stereo_swept_delay_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, scale, offset, gain, feedback,
                                cross, sos, zi, wet_gain, dry_gain, out):  # pragma: no cover - compiled
     """:func:`swept_delay_samples` for exactly two channels and two loop-filter sections (the house delay),
-    with the filter state in registers as :func:`stereo_feedback_delay_samples`. Other shapes raise
-    ValueError."""
+    with the filter state in registers as :func:`stereo_feedback_delay_samples` and the reads' positions
+    computed first in a loop of their own (it vectorises; the recursion then only reads them). Other shapes
+    raise ValueError."""
     if x.shape[0] != 2 or sos.shape[0] != 2:
         raise ValueError("stereo_swept_delay_samples needs 2 channels and 2 sections")
     h = buf.shape[1] - x.shape[1]
@@ -520,17 +521,28 @@ def stereo_swept_delay_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first,
     b10, b11, b12, a11, a12 = sos[1, 0], sos[1, 1], sos[1, 2], sos[1, 4], sos[1, 5]
     l00, l01, l10, l11 = zi[0, 0, 0], zi[0, 0, 1], zi[1, 0, 0], zi[1, 0, 1]
     r00, r01, r10, r11 = zi[0, 1, 0], zi[0, 1, 1], zi[1, 1, 0], zi[1, 1, 1]
-    j = first // size
-    k = first - j * size
-    for i in range(x.shape[1]):
+    n = x.shape[1]
+    frac_at = np.empty((2, n))  # the reads' fractions and distances, computed first in a loop that vectorises
+    back_at = np.empty((2, n), np.int64)
+    for r in range(sin_at.shape[0]):
+        j = first // size
+        k = first - j * size
+        for i in range(n):
+            di = (sin_at[r, j] * cos_b[k] + cos_at[r, j] * sin_b[k]) * scale
+            di = (di + offset) * gain
+            if di < 2.0:
+                di = 2.0
+            whole = math.ceil(di)
+            frac_at[r, i] = whole - di
+            back_at[r, i] = whole
+            k += 1
+            if k == size:
+                k = 0
+                j += 1
+    for i in range(n):
         p = h + i
-        di = (sin_at[0, j] * cos_b[k] + cos_at[0, j] * sin_b[k]) * scale
-        di = (di + offset) * gain
-        if di < 2.0:
-            di = 2.0
-        whole = math.ceil(di)
-        frac = whole - di
-        q = p - int(whole)
+        frac = frac_at[0, i]
+        q = p - back_at[0, i]
         a = buf[0, q]
         u = a + frac * (buf[0, q + 1] - a)
         y = b00 * u + l00
@@ -542,13 +554,8 @@ def stereo_swept_delay_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first,
         l11 = b12 * u - a12 * y
         left = y
         if right_row:
-            di = (sin_at[1, j] * cos_b[k] + cos_at[1, j] * sin_b[k]) * scale
-            di = (di + offset) * gain
-            if di < 2.0:
-                di = 2.0
-            whole = math.ceil(di)
-            frac = whole - di
-            q = p - int(whole)
+            frac = frac_at[1, i]
+            q = p - back_at[1, i]
         a = buf[1, q]
         u = a + frac * (buf[1, q + 1] - a)
         y = b00 * u + r00
@@ -570,10 +577,6 @@ def stereo_swept_delay_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first,
         else:
             buf[0, p] = x[0, i] + feedback * left
             buf[1, p] = x[1, i] + feedback * right
-        k += 1
-        if k == size:
-            k = 0
-            j += 1
     zi[0, 0, 0], zi[0, 0, 1], zi[1, 0, 0], zi[1, 0, 1] = l00, l01, l10, l11
     zi[0, 1, 0], zi[0, 1, 1], zi[1, 1, 0], zi[1, 1, 1] = r00, r01, r10, r11
 
