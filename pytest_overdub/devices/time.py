@@ -27,8 +27,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ..dsp.delay import (FeedbackDelay, SineSweep, feedback_delay_samples, stereo_feedback_delay_samples,
-                         stereo_swept_delay_samples, stereo_swept_line_samples)
+from ..dsp.delay import (FeedbackDelay, SineSweep, stereo_feedback_delay_samples, stereo_swept_delay_samples,
+                         stereo_swept_line_samples)
 from ..dsp.filters import SOSFilter, rbj_biquad
 from .base import Effect
 from .dynamics import in_blocks
@@ -41,7 +41,6 @@ CHORUS_MAX_SWEEP_S = 0.004
 LFO_GRID = 64  # frames between exact LFO evaluations (angle addition in between)
 
 # The modulated line with its loop filter runs sample by sample, compiled (cache in __pycache__).
-_LINE = njit(cache=True)(feedback_delay_samples)
 _STEREO_LINE = njit(cache=True)(stereo_feedback_delay_samples)  # two channels, two sections (Delay)
 # The same with the delay computed from the LFO's sweep and the dry/wet mix in the loop (one pass)
 _STEREO_SWEPT_LINE = njit(cache=True)(stereo_swept_line_samples)  # two channels, no loop filter (Chorus)
@@ -199,7 +198,7 @@ class Chorus(Effect):
 
     def __init__(self, *, sr, tempo_bpm, seed, params):
         super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
-        self._line = FeedbackDelay(channels=2, loop=_LINE)
+        self._line = FeedbackDelay(channels=2)  # runs only process_swept, with its own compiled loop
         self._lfo = _Lfo(_lfo_phase(seed, 2))
 
     def process(self, x, params):

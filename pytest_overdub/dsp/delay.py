@@ -265,9 +265,10 @@ class FeedbackDelay:
         """:meth:`process` with the delay a swept sine, mixed with ``dry`` in the same pass: returns
         ``wet·wet_gain + dry_gain·dry`` (``dry`` shaped like ``x``), where ``wet`` is what :meth:`process`
         returns for the delays ``max((s·scale + offset)·gain, 2)`` of :class:`SineSweep` ``sweep``. ``loop``
-        is a compiled :func:`swept_delay_samples` (or :func:`stereo_swept_delay_samples` for two channels
-        and a two-section loop filter): the samples are those of :meth:`process` given the same delays,
-        then the numpy mix, without the delay and wet arrays in between."""
+        is a compiled :func:`stereo_swept_line_samples` (two channels, no loop filter) or
+        :func:`stereo_swept_delay_samples` (two channels, a two-section loop filter): the samples are those
+        of :meth:`process` given the same delays, then the numpy mix, without the delay and wet arrays in
+        between."""
         x = np.asarray(x, dtype=np.float64)
         c, n = x.shape
         if c != self.channels:
@@ -413,53 +414,13 @@ class SineSweep:
         return max((abs(self.scale) * (1.0 + 1e-9) + abs(self.offset)) * abs(self.gain), 2.0)
 
 
-def swept_delay_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, scale, offset, gain, feedback, cross,
-                        sos, zi, wet_gain, dry_gain, out):  # pragma: no cover - compiled
-    """:func:`feedback_delay_samples` with each frame's delay computed from a :class:`SineSweep` (the same
-    products and sums as numpy's angle addition, scaling and clamp), and ``out[c, i] = wet·wet_gain +
-    dry_gain·dry[c, i]`` written instead of the wet tap."""
-    n_ch, n = x.shape
-    h = buf.shape[1] - n
-    size = cos_b.shape[0]
-    per_channel = sin_at.shape[0] > 1
-    wet = np.empty(n_ch)
-    j = first // size
-    k = first - j * size
-    for i in range(n):
-        p = h + i
-        for c in range(n_ch):
-            r = c if per_channel else 0
-            di = (sin_at[r, j] * cos_b[k] + cos_at[r, j] * sin_b[k]) * scale
-            di = (di + offset) * gain
-            if di < 2.0:
-                di = 2.0
-            whole = math.ceil(di)
-            frac = whole - di
-            q = p - int(whole)
-            a = buf[c, q]
-            y = a + frac * (buf[c, q + 1] - a)
-            for s in range(sos.shape[0]):
-                u = y
-                y = sos[s, 0] * u + zi[s, c, 0]
-                zi[s, c, 0] = sos[s, 1] * u - sos[s, 4] * y + zi[s, c, 1]
-                zi[s, c, 1] = sos[s, 2] * u - sos[s, 5] * y
-            wet[c] = y
-        for c in range(n_ch):
-            if feedback == 0.0:
-                buf[c, p] = x[c, i]
-            else:
-                buf[c, p] = x[c, i] + feedback * wet[n_ch - 1 - c if cross else c]
-            out[c, i] = wet[c] * wet_gain + dry_gain * dry[c, i]
-        k += 1
-        if k == size:
-            k = 0
-            j += 1
-
-
 def stereo_swept_line_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, scale, offset, gain, feedback,
                               cross, sos, zi, wet_gain, dry_gain, out):  # pragma: no cover - compiled
-    """:func:`swept_delay_samples` for exactly two channels and no loop filter (the house chorus): the same
-    arithmetic with both channels in registers. Other shapes raise ValueError."""
+    """The swept line for exactly two channels and no loop filter (the house chorus): each frame's delay
+    from the :class:`SineSweep` (the products and sums of numpy's angle addition, scaling and clamp), the
+    read and the feedback write of :func:`feedback_delay_samples`, and ``out[c, i] = wet·wet_gain +
+    dry_gain·dry[c, i]`` written instead of the wet tap, both channels in registers. Other shapes raise
+    ValueError."""
     if x.shape[0] != 2 or sos.shape[0] != 0:
         raise ValueError("stereo_swept_line_samples needs 2 channels and no loop filter")
     h = buf.shape[1] - x.shape[1]
@@ -508,7 +469,7 @@ def stereo_swept_line_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, 
 
 def stereo_swept_delay_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, scale, offset, gain, feedback,
                                cross, sos, zi, wet_gain, dry_gain, out):  # pragma: no cover - compiled
-    """:func:`swept_delay_samples` for exactly two channels and two loop-filter sections (the house delay),
+    """:func:`stereo_swept_line_samples` with two loop-filter sections in the line (the house delay),
     with the filter state in registers as :func:`stereo_feedback_delay_samples` and the reads' positions
     computed first in a loop of their own (it vectorises; the recursion then only reads them). Other shapes
     raise ValueError."""
