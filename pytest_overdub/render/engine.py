@@ -66,6 +66,7 @@ import numpy as np
 
 from ..devices import house_class
 from ..devices.base import Effect, Instrument, NoteEvent
+from ..dsp.compiled import all_finite
 from ..dsp.dynamics import balance_gains, hard_clip
 from ..errors import DeviceError, RenderError
 from ..song.model import Clip, Insert, Song, Track, song_from_data
@@ -365,7 +366,7 @@ def _effect_chain(x: np.ndarray, inserts: Iterable[Insert], ctx: _Ctx, track_id:
             continue
         finally:
             _close(device)
-        if not np.isfinite(y).all():
+        if not all_finite(y):
             warn("error", "produced NaN or inf; passed through")
             continue
         x = y
@@ -420,7 +421,7 @@ class _Stage:
                 y = _checked(self.device.process(block, self.params), e - pos, "process")
             except Exception as exc:
                 raise _StreamFault from exc
-            if not np.isfinite(y).all():
+            if not all_finite(y):
                 raise _StreamFault
             if self.skip:
                 cut = min(self.skip, y.shape[1])
@@ -554,7 +555,7 @@ def _instrument_source(track: Track, ctx: _Ctx, warnings: list[StemWarning]) -> 
             return np.zeros((2, n))
         finally:
             _close(device)
-        if not np.isfinite(y).all():
+        if not all_finite(y):
             warn("error", "produced NaN or inf; track silent")
             return np.zeros((2, n))
         y = y if gain_db == 0 else y * db_to_gain(gain_db)

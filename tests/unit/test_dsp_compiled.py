@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy import signal
 
-from pytest_overdub.dsp.compiled import SOS, lfilter, sosfilt
+from pytest_overdub.dsp import signals
+from pytest_overdub.dsp.compiled import SOS, _pcg64_seed_words, all_finite, lfilter, rng_for, sosfilt
 from pytest_overdub.dsp.filters import Crossover, SOSFilter, butterworth, one_pole, rbj_biquad
 from pytest_overdub.errors import DeviceError
 
@@ -75,3 +76,41 @@ def test_sin_in_place_and_out_of_range_inputs_fall_back_to_numpy():
     y = np.linspace(-50.0, 50.0, 1001)
     z = y.copy()
     assert np.array_equal(sin(z, out=z), sin(y))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_all_finite_finds_one_bad_sample_anywhere_in_a_block_or_a_slice_of_it(bad):
+    # every position in rows of 1..37 frames (the vectorised body and its remainder), and in a slice in time
+    for n in range(1, 38):
+        for pos in range(n):
+            y = np.ones((2, n))
+            y[1, pos] = bad
+            assert not all_finite(y) and not all_finite(y[1]) and all_finite(y[0])
+    y = RNG.standard_normal((2, 40000))
+    y[0, 32767] = bad
+    assert not all_finite(y) and not all_finite(y[:, 32000:33000]) and all_finite(y[:, 32768:])
+
+
+def test_all_finite_is_true_for_finite_values_that_would_overflow_a_plain_sum():
+    assert all_finite(np.full((2, 1000), 1.7e308)) and all_finite(np.array([1.7e308, -1.7e308, 1.7e308]))
+    assert all_finite(np.zeros((2, 0))) and all_finite(np.zeros(0))
+    # other dtypes and layouts go to numpy, with its answer
+    assert all_finite(np.ones((3, 2, 2))) and not all_finite(np.array([np.nan], dtype=np.float32))
+    assert not all_finite(np.array([[1.0, np.inf], [0.0, 0.0]]).T)
+
+
+def test_pcg64_seed_words_are_numpys_seed_sequence_state_for_64_bit_seeds():
+    seeds = [0, 1, 2**32 - 1, 2**32, 2**63, 2**64 - 1] + [int(s) for s in RNG.integers(0, 2**63, 300)]
+    seeds += [int(s) for s in RNG.integers(0, 2**32, 100)]  # one entropy word
+    for seed in seeds:
+        words = np.empty(4, np.uint64)
+        _pcg64_seed_words(np.uint64(seed), words)
+        assert np.array_equal(words, np.random.SeedSequence(seed).generate_state(4, np.uint64)), seed
+
+
+@pytest.mark.parametrize("ids", [("t_bass", 3), (2**64 - 1, 0), (5, "pan", 17), ("drum-bank", "hat", 0)])
+def test_rng_for_gives_the_stream_of_numpys_default_rng(ids):
+    fast, ref = rng_for(*ids), np.random.default_rng(signals.seed_for(*ids))
+    assert fast.bit_generator.state == ref.bit_generator.state
+    assert np.array_equal(fast.standard_normal(257), ref.standard_normal(257))
+    assert np.array_equal(fast.integers(0, 2**40, 9), ref.integers(0, 2**40, 9))
