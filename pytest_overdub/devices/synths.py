@@ -28,7 +28,8 @@ from numba import njit
 from ..dsp import compiled
 from ..dsp.envelopes import adsr
 from ..dsp.filters import TINY
-from ..dsp.signals import mtof, rng_for, sine
+from ..dsp.compiled import rng_for
+from ..dsp.signals import mtof, sine
 from .base import Instrument, NoteEvent
 from .params import HOUSE_SPECS
 
