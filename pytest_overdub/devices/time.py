@@ -27,8 +27,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ..dsp.delay import (FeedbackDelay, SineSweep, stereo_feedback_delay_samples, stereo_swept_delay_samples,
-                         stereo_swept_line_samples)
+from ..dsp.delay import (MONO_GAIN, FeedbackDelay, SineSweep, stereo_feedback_delay_samples,
+                         stereo_swept_delay_samples, stereo_swept_line_samples)
 from ..dsp.filters import SOSFilter, rbj_biquad
 from .base import Effect
 from .dynamics import in_blocks
@@ -129,6 +129,7 @@ class Delay(Effect):
         super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
         self._loop = SOSFilter(self._loop_sos(params))
         self._line = FeedbackDelay(channels=2, loop_filter=self._loop, loop=_STEREO_LINE)
+        self._filters = (params["tone"], params["lowcut"])  # what the loop's sections were designed for
         self._lfo = _Lfo(_lfo_phase(seed, 1))
         self._last_frames: float | None = None
 
@@ -173,20 +174,24 @@ class Delay(Effect):
 
     def _block(self, x, params):
         x = np.asarray(x, dtype=np.float64)
-        self._loop.set_sos(self._loop_sos(params))
+        filters = (params["tone"], params["lowcut"])
+        if filters != self._filters:  # the loop's sections are designed again only when their params change
+            self._loop.set_sos(self._loop_sos(params))
+            self._filters = filters
         ping = int(params["mode"]) == 1
         self._line.cross = ping
-        if ping:
-            mono = (x[0] + x[1]) * math.sqrt(0.5)
-            feed = np.stack([mono, np.zeros_like(mono)])
-        else:
-            feed = x
         mix = params["mix"]
         wet_gain, dry_gain = min(1.0, 2.0 * mix), min(1.0, 2.0 * (1.0 - mix))
         delays = self._delay_frames(x.shape[1], params)
-        if isinstance(delays, SineSweep):  # the wow's delays and the mix computed in the loop itself
-            return self._line.process_swept(feed, sweep=delays, feedback=float(params["feedback"]), dry=x,
-                                            wet_gain=wet_gain, dry_gain=dry_gain, loop=_STEREO_SWEPT)
+        if isinstance(delays, SineSweep):  # the wow's delays, the ping's mono input and the mix in the loop
+            return self._line.process_swept(x, sweep=delays, feedback=float(params["feedback"]), dry=x,
+                                            wet_gain=wet_gain, dry_gain=dry_gain, loop=_STEREO_SWEPT,
+                                            mono_in=ping)
+        if ping:
+            mono = (x[0] + x[1]) * MONO_GAIN
+            feed = np.stack([mono, np.zeros_like(mono)])
+        else:
+            feed = x
         wet = self._line.process(feed, delay_frames=delays, feedback=float(params["feedback"]))
         wet *= wet_gain  # in place: the same sum as dry·x + wet·y, without temporaries
         wet += dry_gain * x

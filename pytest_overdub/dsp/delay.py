@@ -261,18 +261,22 @@ class FeedbackDelay:
         return wet
 
     def process_swept(self, x: np.ndarray, *, sweep: "SineSweep", feedback: float, dry: np.ndarray,
-                      wet_gain: float, dry_gain: float, loop) -> np.ndarray:
+                      wet_gain: float, dry_gain: float, loop, mono_in: bool = False) -> np.ndarray:
         """:meth:`process` with the delay a swept sine, mixed with ``dry`` in the same pass: returns
         ``wet·wet_gain + dry_gain·dry`` (``dry`` shaped like ``x``), where ``wet`` is what :meth:`process`
         returns for the delays ``max((s·scale + offset)·gain, 2)`` of :class:`SineSweep` ``sweep``. ``loop``
-        is a compiled :func:`stereo_swept_line_samples` (two channels, no loop filter) or
-        :func:`stereo_swept_delay_samples` (two channels, a two-section loop filter): the samples are those
-        of :meth:`process` given the same delays, then the numpy mix, without the delay and wet arrays in
-        between."""
+        is a compiled :func:`stereo_swept_line_samples` (no loop filter) or :func:`stereo_swept_delay_samples`
+        (a two-section loop filter); both take two channels. The samples are those of :meth:`process` given
+        the same delays, then the numpy mix, without the delay and wet arrays in between. With ``mono_in``
+        the line is fed ``(x[0] + x[1])·√½`` on the left and nothing on the right (a ping-pong's input:
+        :meth:`process` given ``[(x[0] + x[1])·√½, 0]``). ``x`` and ``dry`` are read row by row where they
+        lie (a block cut from a longer array is not copied)."""
         x = np.asarray(x, dtype=np.float64)
+        dry = np.asarray(dry, dtype=np.float64)
         c, n = x.shape
-        if c != self.channels:
-            raise DeviceError(f"FeedbackDelay built for {self.channels} channels got {c}")
+        if c != self.channels or c != 2 or dry.shape != x.shape:
+            raise DeviceError(f"process_swept takes two channels and a dry of their shape: a FeedbackDelay "
+                              f"built for {self.channels} got x {x.shape}, dry {dry.shape}")
         if n == 0:
             return np.zeros((c, 0))
         d_max = sweep.max_frames()
@@ -286,9 +290,10 @@ class FeedbackDelay:
         else:
             sos, zi = self.loop_filter.sos, self.loop_filter.state(c)
         out = np.empty((c, n))
-        loop(buf, np.ascontiguousarray(x), np.ascontiguousarray(dry, dtype=np.float64), sweep.sin_at,
-             sweep.cos_at, sweep.cos_b, sweep.sin_b, sweep.first, sweep.scale, sweep.offset, sweep.gain,
-             float(feedback), self.cross, sos, zi, float(wet_gain), float(dry_gain), out)
+        x0, x1, dry0, dry1 = (np.ascontiguousarray(row) for row in (x[0], x[1], dry[0], dry[1]))
+        loop(buf, x0, x1, dry0, dry1, bool(mono_in), sweep.sin_at, sweep.cos_at, sweep.cos_b, sweep.sin_b,
+             sweep.first, sweep.scale, sweep.offset, sweep.gain, float(feedback), self.cross, sos, zi,
+             float(wet_gain), float(dry_gain), out)
         self._hist = buf[:, n:].copy()
         return out
 
@@ -414,21 +419,27 @@ class SineSweep:
         return max((abs(self.scale) * (1.0 + 1e-9) + abs(self.offset)) * abs(self.gain), 2.0)
 
 
-def stereo_swept_line_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, scale, offset, gain, feedback,
-                              cross, sos, zi, wet_gain, dry_gain, out):  # pragma: no cover - compiled
-    """The swept line for exactly two channels and no loop filter (the house chorus): each frame's delay
-    from the :class:`SineSweep` (the products and sums of numpy's angle addition, scaling and clamp), the
-    read and the feedback write of :func:`feedback_delay_samples`, and ``out[c, i] = wet·wet_gain +
-    dry_gain·dry[c, i]`` written instead of the wet tap, both channels in registers. Other shapes raise
-    ValueError."""
-    if x.shape[0] != 2 or sos.shape[0] != 0:
+#: A ping-pong's mono input: ``(left + right)·√½``.
+MONO_GAIN = math.sqrt(0.5)
+
+
+def stereo_swept_line_samples(buf, x0, x1, dry0, dry1, mono_in, sin_at, cos_at, cos_b, sin_b, first, scale, offset,
+                              gain, feedback, cross, sos, zi, wet_gain, dry_gain, out):  # pragma: no cover
+    """The swept line for two channels and no loop filter (the house chorus): each frame's delay from the
+    :class:`SineSweep` (the products and sums of numpy's angle addition, scaling and clamp), the read and
+    the feedback write of :func:`feedback_delay_samples`, and ``out[c, i] = wet·wet_gain +
+    dry_gain·dry[c, i]`` written instead of the wet tap, both channels in registers. The channels come as
+    rows ``x0, x1`` and ``dry0, dry1``; with ``mono_in`` the line's input is ``(x0 + x1)·√½`` on the left
+    and 0 on the right. A loop filter raises ValueError. Compiled by the device modules."""
+    if sos.shape[0] != 0:
         raise ValueError("stereo_swept_line_samples needs 2 channels and no loop filter")
-    h = buf.shape[1] - x.shape[1]
+    n = x0.shape[0]
+    h = buf.shape[1] - n
     size = cos_b.shape[0]
     right_row = 1 if sin_at.shape[0] > 1 else 0
     j = first // size
     k = first - j * size
-    for i in range(x.shape[1]):
+    for i in range(n):
         p = h + i
         cb = cos_b[k]
         sb = sin_b[k]
@@ -450,39 +461,44 @@ def stereo_swept_line_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, 
         q = p - int(whole)
         a = buf[1, q]
         right = a + frac * (buf[1, q + 1] - a)
-        out[0, i] = left * wet_gain + dry_gain * dry[0, i]
-        out[1, i] = right * wet_gain + dry_gain * dry[1, i]
+        out[0, i] = left * wet_gain + dry_gain * dry0[i]
+        out[1, i] = right * wet_gain + dry_gain * dry1[i]
+        in0 = x0[i]
+        in1 = x1[i]
+        if mono_in:  # a ping-pong's input, as numpy's (x[0] + x[1])·√½ and a row of zeros
+            in0 = (in0 + in1) * MONO_GAIN
+            in1 = 0.0
         if feedback == 0.0:
-            buf[0, p] = x[0, i]
-            buf[1, p] = x[1, i]
+            buf[0, p] = in0
+            buf[1, p] = in1
         elif cross:
-            buf[0, p] = x[0, i] + feedback * right
-            buf[1, p] = x[1, i] + feedback * left
+            buf[0, p] = in0 + feedback * right
+            buf[1, p] = in1 + feedback * left
         else:
-            buf[0, p] = x[0, i] + feedback * left
-            buf[1, p] = x[1, i] + feedback * right
+            buf[0, p] = in0 + feedback * left
+            buf[1, p] = in1 + feedback * right
         k += 1
         if k == size:
             k = 0
             j += 1
 
 
-def stereo_swept_delay_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first, scale, offset, gain, feedback,
-                               cross, sos, zi, wet_gain, dry_gain, out):  # pragma: no cover - compiled
+def stereo_swept_delay_samples(buf, x0, x1, dry0, dry1, mono_in, sin_at, cos_at, cos_b, sin_b, first, scale,
+                               offset, gain, feedback, cross, sos, zi, wet_gain, dry_gain, out):  # pragma: no cover
     """:func:`stereo_swept_line_samples` with two loop-filter sections in the line (the house delay),
     with the filter state in registers as :func:`stereo_feedback_delay_samples` and the reads' positions
-    computed first in a loop of their own (it vectorises; the recursion then only reads them). Other shapes
-    raise ValueError."""
-    if x.shape[0] != 2 or sos.shape[0] != 2:
+    computed first in a loop of their own (it vectorises; the recursion then only reads them). Another
+    number of sections raises ValueError."""
+    if sos.shape[0] != 2:
         raise ValueError("stereo_swept_delay_samples needs 2 channels and 2 sections")
-    h = buf.shape[1] - x.shape[1]
+    n = x0.shape[0]
+    h = buf.shape[1] - n
     size = cos_b.shape[0]
     right_row = 1 if sin_at.shape[0] > 1 else 0
     b00, b01, b02, a01, a02 = sos[0, 0], sos[0, 1], sos[0, 2], sos[0, 4], sos[0, 5]
     b10, b11, b12, a11, a12 = sos[1, 0], sos[1, 1], sos[1, 2], sos[1, 4], sos[1, 5]
     l00, l01, l10, l11 = zi[0, 0, 0], zi[0, 0, 1], zi[1, 0, 0], zi[1, 0, 1]
     r00, r01, r10, r11 = zi[0, 1, 0], zi[0, 1, 1], zi[1, 1, 0], zi[1, 1, 1]
-    n = x.shape[1]
     frac_at = np.empty((2, n))  # the reads' fractions and distances, computed first in a loop that vectorises
     back_at = np.empty((2, n), np.int64)
     for r in range(sin_at.shape[0]):
@@ -527,17 +543,22 @@ def stereo_swept_delay_samples(buf, x, dry, sin_at, cos_at, cos_b, sin_b, first,
         r10 = b11 * u - a11 * y + r11
         r11 = b12 * u - a12 * y
         right = y
-        out[0, i] = left * wet_gain + dry_gain * dry[0, i]
-        out[1, i] = right * wet_gain + dry_gain * dry[1, i]
+        out[0, i] = left * wet_gain + dry_gain * dry0[i]
+        out[1, i] = right * wet_gain + dry_gain * dry1[i]
+        in0 = x0[i]
+        in1 = x1[i]
+        if mono_in:  # a ping-pong's input, as numpy's (x[0] + x[1])·√½ and a row of zeros
+            in0 = (in0 + in1) * MONO_GAIN
+            in1 = 0.0
         if feedback == 0.0:
-            buf[0, p] = x[0, i]
-            buf[1, p] = x[1, i]
+            buf[0, p] = in0
+            buf[1, p] = in1
         elif cross:
-            buf[0, p] = x[0, i] + feedback * right
-            buf[1, p] = x[1, i] + feedback * left
+            buf[0, p] = in0 + feedback * right
+            buf[1, p] = in1 + feedback * left
         else:
-            buf[0, p] = x[0, i] + feedback * left
-            buf[1, p] = x[1, i] + feedback * right
+            buf[0, p] = in0 + feedback * left
+            buf[1, p] = in1 + feedback * right
     zi[0, 0, 0], zi[0, 0, 1], zi[1, 0, 0], zi[1, 0, 1] = l00, l01, l10, l11
     zi[0, 1, 0], zi[0, 1, 1], zi[1, 1, 0], zi[1, 1, 1] = r00, r01, r10, r11
 

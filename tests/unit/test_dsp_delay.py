@@ -159,13 +159,17 @@ def test_compiled_fdn_equals_the_matrix_path_with_damping_and_a_length_change(li
 
 def test_stereo_swept_loops_refuse_other_shapes():
     sw = _sweep(1)
+    rows = (np.zeros(8),) * 4
     args = (sw.sin_at, sw.cos_at, sw.cos_b, sw.sin_b, 0, sw.scale, sw.offset, sw.gain, 0.5, False)
     with pytest.raises(ValueError, match="2 channels and no loop filter"):
-        STEREO_SWEPT_LINE(np.zeros((2, 100)), np.zeros((2, 8)), np.zeros((2, 8)), *args, np.zeros((1, 6)),
-                          np.zeros((1, 2, 2)), 1.0, 0.0, np.empty((2, 8)))
+        STEREO_SWEPT_LINE(np.zeros((2, 100)), *rows, False, *args, np.zeros((1, 6)), np.zeros((1, 2, 2)), 1.0, 0.0,
+                          np.empty((2, 8)))
     with pytest.raises(ValueError, match="2 channels and 2 sections"):
-        STEREO_SWEPT(np.zeros((1, 100)), np.zeros((1, 8)), np.zeros((1, 8)), *args, np.zeros((2, 6)),
-                     np.zeros((2, 1, 2)), 1.0, 0.0, np.empty((1, 8)))
+        STEREO_SWEPT(np.zeros((2, 100)), *rows, False, *args, np.zeros((1, 6)), np.zeros((1, 2, 2)), 1.0, 0.0,
+                     np.empty((2, 8)))
+    with pytest.raises(DeviceError, match=r"two channels .* got x \(1, 8\)"):
+        FeedbackDelay(channels=1).process_swept(np.zeros((1, 8)), sweep=sw, feedback=0.5, dry=np.zeros((1, 8)),
+                                                wet_gain=1.0, dry_gain=0.0, loop=STEREO_SWEPT_LINE)
 
 
 def test_stereo_line_refuses_other_shapes():
@@ -215,3 +219,11 @@ def test_swept_loop_equals_process_with_the_sweeps_delays_then_the_mix(loop, row
                                       wet_gain=0.7, dry_gain=0.4, loop=loop))
         i += n
     assert np.array_equal(np.concatenate(parts, 1), whole)
+    # a ping-pong's input: the line fed (x[0] + x[1])·√½ and silence, as process() given that feed
+    feed = np.stack([(x[0] + x[1]) * np.sqrt(0.5), np.zeros(6000)])
+    want = make().process(feed, delay_frames=np.broadcast_to(_sweep_delays(sw, 6000), (2, 6000)), feedback=0.6)
+    want *= 0.7
+    want += 0.4 * dry
+    got = make().process_swept(x, sweep=sw, feedback=0.6, dry=dry, wet_gain=0.7, dry_gain=0.4, loop=loop,
+                               mono_in=True)
+    assert np.array_equal(got, want) and not np.array_equal(got, whole)
