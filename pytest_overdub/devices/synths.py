@@ -90,6 +90,36 @@ def svf_lowpass_into(x, g, k, y):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def svf_lowpass_add(x, g, k, level, env, out, s):  # pragma: no cover - compiled
+    """``out[:, s:s + n] += (level·env) · svf_lowpass(x, g, k)`` for a two-channel ``x`` ``(2, n)``, in
+    one pass: the filter of :func:`svf_lowpass_into`, then each sample scaled by ``level·env[i]`` and
+    added, the numpy steps ``amp = level * env``, ``amp * y`` and the add, without their arrays. Other
+    channel counts raise ValueError."""
+    n_ch, n = x.shape
+    if n_ch != 2:
+        raise ValueError("svf_lowpass_add takes two channels")
+    l1 = l2 = r1 = r2 = 0.0
+    for i in range(n):
+        gi = g[i]
+        a1 = 1.0 / (1.0 + gi * (gi + k))
+        a2 = gi * a1
+        a3 = gi * a2
+        amp = level * env[i]
+        v3 = x[0, i] - l2
+        v1 = a1 * l1 + a2 * v3
+        v2 = l2 + a2 * l1 + a3 * v3
+        l1 = 2.0 * v1 - l1
+        l2 = 2.0 * v2 - l2
+        out[0, s + i] = out[0, s + i] + amp * v2
+        v3 = x[1, i] - r2
+        v1 = a1 * r1 + a2 * v3
+        v2 = r2 + a2 * r1 + a3 * v3
+        r1 = 2.0 * v1 - r1
+        r2 = 2.0 * v2 - r2
+        out[1, s + i] = out[1, s + i] + amp * v2
+
+
+@njit(cache=True)
 def ks_string(exc, n, delay, ap_c, a0, a1, g_on, g_off, off_frame):  # pragma: no cover - compiled
     """Karplus-Strong loop: ``y = exc + allpass(g * (a0 y[n-N] + a1 y[n-N-1]))``.
 
@@ -922,11 +952,14 @@ class Poly(_Synth):
             p = self._p(note)
             s, e = self._span(note, p["release"], n_frames)
             if e > s:
-                self._place(out, s, self._note(note, p, e - s, prev_pitch))
+                self._add_note(out, s, note, p, e - s, prev_pitch)
             prev_pitch = note.pitch
         return out
 
-    def _note(self, note: NoteEvent, p: Mapping[str, float], m: int, prev_pitch) -> np.ndarray:
+    def _add_note(self, out: np.ndarray, s: int, note: NoteEvent, p: Mapping[str, float], m: int,
+                  prev_pitch) -> None:
+        """The note's ``m`` frames added into ``out`` from frame ``s``: oscillators, then the filter, the
+        amplifier and the add in one pass (:func:`svf_lowpass_add`)."""
         sr = self.sr
         rng = rng_for(self.seed, note.index)
         pitch: float | np.ndarray = float(note.pitch)
@@ -937,7 +970,7 @@ class Poly(_Synth):
         pw = p["pw"] - math.floor(p["pw"]) if p["pw"] > 1.0 else p["pw"]
         pw = min(max(pw, 0.05), 0.95)
         wave = int(p["wave"])
-        pos = np.linspace(-1.0, 1.0, n_osc)
+        pos = self._memo(("pos", n_osc), lambda: np.linspace(-1.0, 1.0, n_osc))
         ratios = np.exp2(pos * p["detune"] / 2400.0)
         ph0 = rng.uniform(0.0, 1.0, n_osc)
         a = (np.clip(pos * p["spread"], -1.0, 1.0) + 1.0) * np.pi / 4.0
@@ -954,5 +987,4 @@ class Poly(_Synth):
         k = _damping(p["reso"])
         env = self._adsr(note.dur_s, m=m, attack_s=p["attack"], decay_s=p["decay"], sustain=p["sustain"],
                          release_s=p["release"])
-        amp = self.LEVEL * note.velocity * env
-        return amp * svf_lowpass(lr, g, k)
+        svf_lowpass_add(lr, g, k, self.LEVEL * note.velocity, env, out, s)
