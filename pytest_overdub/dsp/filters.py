@@ -203,10 +203,11 @@ def sos_samples(sos, x, zi, y):  # pragma: no cover - run compiled by numba
     ``(sections, channels, 2)`` updated in place. The arithmetic of scipy's ``sosfilt`` kernel
     (transposed direct form II, the same products and sums in the same order), so the samples are
     identical, except that a section whose state has decayed below :data:`TINY` is set to rest where
-    scipy would carry subnormal numbers on. It saves sosfilt's per-call copies and reshapes, and for two
-    channels runs the cascade a section at a time with both channels' recursions interleaved (twice the
-    throughput of one chain; each sample's arithmetic unchanged). This module never imports numba: a
-    device module compiles it and passes it as ``SOSFilter(..., loop=)``."""
+    scipy would carry subnormal numbers on. It saves sosfilt's per-call copies and reshapes. Two channels
+    run a section at a time with both channels' recursions interleaved (twice the throughput of one chain);
+    a single section keeps its state in registers (in memory it costs a store-to-load round trip per
+    sample: 7.0-7.7 against 5.4-5.8 ns a sample). Each sample's arithmetic is unchanged. This module never
+    imports numba: a device module compiles it and passes it as ``SOSFilter(..., loop=)``."""
     n_ch, n = x.shape
     if n_ch == 2:  # stereo: section by section, both channels' recursions side by side, state in registers
         for s in range(sos.shape[0]):
@@ -231,7 +232,22 @@ def sos_samples(sos, x, zi, y):  # pragma: no cover - run compiled by numba
                 y[1, i] = v
             zi[s, 0, 0], zi[s, 0, 1], zi[s, 1, 0], zi[s, 1, 1] = l0, l1, r0, r1
         return
-    for c in range(n_ch):
+    if sos.shape[0] == 1:  # one section, other channel counts: a channel at a time, the state in registers
+        b0, b1, b2, a1, a2 = sos[0, 0], sos[0, 1], sos[0, 2], sos[0, 4], sos[0, 5]
+        for c in range(n_ch):
+            z0, z1 = zi[0, c, 0], zi[0, c, 1]
+            for i in range(n):
+                u = x[c, i]
+                v = b0 * u + z0
+                z0 = b1 * u - a1 * v + z1
+                z1 = b2 * u - a2 * v
+                if -TINY < z0 < TINY and -TINY < z1 < TINY:
+                    z0 = 0.0
+                    z1 = 0.0
+                y[c, i] = v
+            zi[0, c, 0], zi[0, c, 1] = z0, z1
+        return
+    for c in range(n_ch):  # sample by sample, the sections' recursions overlapping
         for i in range(n):
             u = x[c, i]
             for s in range(sos.shape[0]):
