@@ -98,6 +98,8 @@ def svf_lowpass_add(x, g, k, level, env, out, s):  # pragma: no cover - compiled
     n_ch, n = x.shape
     if n_ch != 2:
         raise ValueError("svf_lowpass_add takes two channels")
+    left = out[0, s:s + n]
+    right = out[1, s:s + n]
     l1 = l2 = r1 = r2 = 0.0
     for i in range(n):
         gi = g[i]
@@ -110,13 +112,13 @@ def svf_lowpass_add(x, g, k, level, env, out, s):  # pragma: no cover - compiled
         v2 = l2 + a2 * l1 + a3 * v3
         l1 = 2.0 * v1 - l1
         l2 = 2.0 * v2 - l2
-        out[0, s + i] = out[0, s + i] + amp * v2
+        left[i] = left[i] + amp * v2
         v3 = x[1, i] - r2
         v1 = a1 * r1 + a2 * v3
         v2 = r2 + a2 * r1 + a3 * v3
         r1 = 2.0 * v1 - r1
         r2 = 2.0 * v2 - r2
-        out[1, s + i] = out[1, s + i] + amp * v2
+        right[i] = right[i] + amp * v2
 
 
 @njit(cache=True)
@@ -306,10 +308,17 @@ def osc_bank_fixed(d0, n, ratios, ph0, gl, gr, shape, pw, sub):  # pragma: no co
 @njit(cache=True)
 def add_enveloped(out, s, sig, level, env):  # pragma: no cover - compiled
     """``out[:, s:s + m] += sig[:, :m] * (level * env)`` for ``m = len(env)``: a note's oscillators times
-    its envelope, added into a bus in one pass (the numpy steps ``sig *= level * env`` and the add)."""
+    its envelope, added into a bus in one pass (the numpy steps ``sig *= level * env`` and the add).
+
+    Compiled loops index views from 0 here and below: numba wraps a negative index, and an index such as
+    ``s + i`` that LLVM cannot prove non-negative keeps that branch in the loop, which then does not
+    vectorise (3.9 -> 2.4 ns/frame for this one)."""
+    m = env.shape[0]
     for c in range(2):
-        for i in range(env.shape[0]):
-            out[c, s + i] = out[c, s + i] + sig[c, i] * (level * env[i])
+        dst = out[c, s:s + m]
+        src = sig[c]
+        for i in range(m):
+            dst[i] = dst[i] + src[i] * (level * env[i])
 
 
 @njit(cache=True)
@@ -360,11 +369,15 @@ def tremolo_into(out, s, mono, lfo, depth):  # pragma: no cover - compiled
     """The keys' auto-pan tremolo added into ``out`` from frame ``s``: ``out[0] += mono·(1 - depth·(1 + lfo))``
     and ``out[1] += mono·(1 - depth·(1 - lfo))`` over ``len(lfo)`` frames, one pass, the numpy steps'
     arithmetic in their order."""
-    for i in range(lfo.shape[0]):
+    n = lfo.shape[0]
+    src = mono[s:s + n]
+    left = out[0, s:s + n]
+    right = out[1, s:s + n]
+    for i in range(n):
         v = lfo[i]
-        m = mono[s + i]
-        out[0, s + i] = out[0, s + i] + (1.0 - (1.0 + v) * depth) * m
-        out[1, s + i] = out[1, s + i] + (1.0 - (1.0 - v) * depth) * m
+        m = src[i]
+        left[i] = left[i] + (1.0 - (1.0 + v) * depth) * m
+        right[i] = right[i] + (1.0 - (1.0 - v) * depth) * m
 
 
 @njit(cache=True)
