@@ -29,8 +29,8 @@ from typing import Mapping
 
 import numpy as np
 
-from ..dsp.envelopes import LN1000
 from ..dsp.compiled import rng_for
+from ..dsp.envelopes import LN1000
 from ..dsp.signals import square
 from .base import Instrument, NoteEvent
 from .params import HOUSE_SPECS

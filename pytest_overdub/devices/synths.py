@@ -26,10 +26,10 @@ import numpy as np
 from numba import njit
 
 from ..dsp import compiled
+from ..dsp.compiled import rng_for, sine
 from ..dsp.envelopes import adsr
 from ..dsp.filters import TINY
-from ..dsp.compiled import rng_for
-from ..dsp.signals import mtof, sine
+from ..dsp.signals import mtof
 from .base import Instrument, NoteEvent
 from .params import HOUSE_SPECS
 

@@ -1,5 +1,5 @@
 """The dsp layer's loops compiled with numba: ``sosfilt`` and ``lfilter`` without scipy.signal, a
-vectorised ``sin``, a fast all-finite check and a fast ``rng_for``.
+vectorised ``sin``, the ``sine`` oscillator, a fast all-finite check and a fast ``rng_for``.
 
 Why: importing :mod:`scipy.signal` costs about a second of a cold start (it pulls in scipy.stats), and the
 scorer needs only two of its recursions. :func:`sosfilt` and :func:`lfilter` run
@@ -21,9 +21,10 @@ from numba import njit
 
 from ..errors import DeviceError
 from .filters import lfilter_samples, sos_samples
+from . import signals
 from .signals import seed_for
 
-__all__ = ["SOS", "LFILTER", "sosfilt", "lfilter", "sin", "all_finite", "rng_for"]
+__all__ = ["SOS", "LFILTER", "sosfilt", "lfilter", "sin", "sine", "all_finite", "rng_for"]
 
 #: The compiled cascade, for ``SOSFilter(..., loop=SOS)`` and :func:`sosfilt`.
 SOS = njit(cache=True)(sos_samples)
@@ -259,3 +260,35 @@ def rng_for(*ids) -> np.random.Generator:
     words = np.empty(4, np.uint64)
     _pcg64_seed_words(np.uint64(seed_for(*ids)), words)
     return np.random.Generator(np.random.PCG64(_SeedWords(words)))
+
+
+@njit(cache=True)
+def _angle_sum(sin_a, cos_a, cos_b, sin_b, out):  # pragma: no cover - compiled
+    """``out[size·j + k] = sin_a[j]·cos_b[k] + cos_a[j]·sin_b[k]`` (``size = len(cos_b)``), the last block
+    cut at ``len(out)``: einsum's products and sum, written once."""
+    size = cos_b.shape[0]
+    n = out.shape[0]
+    for j in range(sin_a.shape[0]):
+        a = size * j
+        m = min(size, n - a)
+        dst = out[a:a + m]  # a view, indexed from 0: the loop vectorises
+        s = sin_a[j]
+        c = cos_a[j]
+        for k in range(m):
+            dst[k] = s * cos_b[k] + c * sin_b[k]
+
+
+def sine(freq_hz, *, sr: int, n_frames: int | None = None, phase0: float = 0.0) -> np.ndarray:
+    """:func:`pytest_overdub.dsp.signals.sine`, the same samples (tested), with the angle-addition product
+    for a constant frequency in a compiled loop instead of einsum and its stacked operands: 2.6 -> 2.0 ns
+    a sample for a 100 000-frame note. A per-sample frequency, or a short one, goes to signals.sine.
+
+    >>> bool(np.array_equal(sine(440.0, sr=48000, n_frames=3000), signals.sine(440.0, sr=48000, n_frames=3000)))
+    True
+    """
+    f, n = signals._freq_and_n(freq_hz, n_frames, sr)
+    if not isinstance(f, float) or n < 4 * signals._BLOCK:
+        return signals.sine(freq_hz, sr=sr, n_frames=n_frames, phase0=phase0)
+    out = np.empty(n)
+    _angle_sum(*signals._sine_tables(f, n, sr=sr, phase0=phase0), out)
+    return out

@@ -156,14 +156,21 @@ def sine(freq_hz, *, sr: int, n_frames: int | None = None, phase0: float = 0.0) 
     f, n = _freq_and_n(freq_hz, n_frames, sr)
     if not isinstance(f, float) or n < 4 * _BLOCK:
         return np.sin(2.0 * np.pi * phase(freq_hz, sr=sr, n_frames=n_frames, phase0=phase0))
-    inc = f / sr
-    n_blocks = -(-n // _BLOCK)
+    sin_a, cos_a, cos_b, sin_b = _sine_tables(f, n, sr=sr, phase0=phase0)
+    # one (n_blocks, 2) x (2, 512) product, each sample written once; einsum, not BLAS: no threads
+    out = np.einsum("bk,kn->bn", np.stack([sin_a, cos_a], axis=1), np.stack([cos_b, sin_b]))
+    return out.reshape(-1)[:n]
+
+
+def _sine_tables(freq_hz: float, n_frames: int, *, sr: int, phase0: float = 0.0):
+    """:func:`sine`'s angle-addition tables for a constant frequency: sin and cos of the block starts
+    ``A`` (one per 512 frames) and cos and sin of the offsets ``b`` within a block; frame ``512·j + k`` is
+    ``sin_a[j]·cos_b[k] + cos_a[j]·sin_b[k]``."""
+    inc = freq_hz / sr
+    n_blocks = -(-n_frames // _BLOCK)
     starts = 2.0 * np.pi * ((phase0 + np.arange(n_blocks) * (_BLOCK * inc)) % 1.0)
     offs = 2.0 * np.pi * np.arange(_BLOCK) * inc
-    # one (n_blocks, 2) x (2, 512) product, each sample written once; einsum, not BLAS: no threads
-    out = np.einsum("bk,kn->bn", np.stack([np.sin(starts), np.cos(starts)], axis=1),
-                    np.stack([np.cos(offs), np.sin(offs)]))
-    return out.reshape(-1)[:n]
+    return np.sin(starts), np.cos(starts), np.cos(offs), np.sin(offs)
 
 
 def saw(freq_hz, *, sr: int, n_frames: int | None = None, phase0: float = 0.0) -> np.ndarray:

@@ -5,7 +5,7 @@ import pytest
 from scipy import signal
 
 from pytest_overdub.dsp import signals
-from pytest_overdub.dsp.compiled import SOS, _pcg64_seed_words, all_finite, lfilter, rng_for, sosfilt
+from pytest_overdub.dsp.compiled import SOS, _pcg64_seed_words, all_finite, lfilter, rng_for, sine, sosfilt
 from pytest_overdub.dsp.filters import Crossover, SOSFilter, butterworth, one_pole, rbj_biquad
 from pytest_overdub.errors import DeviceError
 
@@ -116,3 +116,14 @@ def test_rng_for_gives_the_stream_of_numpys_default_rng(ids):
     assert fast.bit_generator.state == ref.bit_generator.state
     assert np.array_equal(fast.standard_normal(257), ref.standard_normal(257))
     assert np.array_equal(fast.integers(0, 2**40, 9), ref.integers(0, 2**40, 9))
+
+
+@pytest.mark.parametrize("freq_hz,n", [(0.13, 48000 * 20), (123.4, 2048), (440.0, 2049), (7777.7, 99_999), (30.0, 100)])
+def test_sine_gives_the_samples_of_signals_sine(freq_hz, n):
+    """The compiled angle addition against einsum's: the same products and sum, so the same samples,
+    the last block cut short and the short (direct np.sin) path included."""
+    for phase0 in (0.0, 0.37, 5.25):
+        got = sine(freq_hz, sr=SR, n_frames=n, phase0=phase0)
+        assert got.shape == (n,) and np.array_equal(got, signals.sine(freq_hz, sr=SR, n_frames=n, phase0=phase0))
+    np.testing.assert_allclose(sine(440.0, sr=SR, n_frames=4800), np.sin(2 * np.pi * 440.0 * np.arange(4800) / SR),
+                               rtol=0, atol=1e-12)
