@@ -697,7 +697,6 @@ def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
     override_names = [f"{k}={v.__module__}.{v.__qualname__}" for k, v in overrides.items()]
     stems: dict[str, np.ndarray] = {}
     warnings: list[RenderWarning] = []
-    mix = np.zeros((2, tl.n_frames))
     for pos, track in heard_tracks(song, tracks):
         key = stem_key(song, track, sr=tl.sr, n_frames=tl.n_frames, trusted=trusted,
                        overrides=override_names)
@@ -707,6 +706,18 @@ def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
         prefix = f"tracks[{pos}] {track.name or track.id}"
         warnings.extend(RenderWarning(w.kind, f"{prefix} {w.where}", w.message) for w in stem.warnings)
         stems[track.id] = stem.audio
-        mix += stem.audio
-    out = _master(mix, ctx, warnings)
+    out = _master(_sum_stems(list(stems.values()), tl.n_frames), ctx, warnings)
     return Render(mix=out, stems=stems, sr=tl.sr, timeline=tl, warnings=tuple(warnings))
+
+
+def _sum_stems(stems: list[np.ndarray], n_frames: int) -> np.ndarray:
+    """``0 + stems[0] + stems[1] + ...`` in that order, a block of frames at a time: each stem is read once
+    and the sum stays in cache (adding whole stems one after another reads and writes the whole mix once
+    per stem). A fresh (2, n_frames) array."""
+    mix = np.empty((2, n_frames))
+    for s in range(0, n_frames, STREAM_BLOCK_FRAMES):
+        blk = mix[:, s:s + STREAM_BLOCK_FRAMES]
+        blk.fill(0.0)
+        for audio in stems:
+            blk += audio[:, s:s + STREAM_BLOCK_FRAMES]
+    return mix
