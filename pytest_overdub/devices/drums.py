@@ -24,6 +24,7 @@ and multiplies an envelope, so a hit costs a few array operations.
 
 from __future__ import annotations
 
+import bisect
 import math
 from typing import Mapping
 
@@ -92,7 +93,8 @@ class Drums(Instrument):
             if mono is None:
                 continue
             if note.pitch == 46:  # open hat: choked by the next closed or pedal hat
-                nxt = next((c for c in chokes if c > s), None)
+                later = bisect.bisect_right(chokes, s)  # chokes are in time order: the first one after s
+                nxt = chokes[later] if later < len(chokes) else None
                 if nxt is not None and nxt - s < mono.shape[0]:
                     mono = mono[: nxt - s].copy()
                     fade = min(mono.shape[0], int(0.004 * sr))
