@@ -24,7 +24,7 @@ from .filters import lfilter_samples, sos_samples
 from . import signals
 from .signals import seed_for
 
-__all__ = ["SOS", "LFILTER", "sosfilt", "lfilter", "sin", "sine", "all_finite", "rng_for"]
+__all__ = ["SOS", "LFILTER", "sosfilt", "lfilter", "sin", "sine", "all_finite", "copy_scaled", "rng_for"]
 
 #: The compiled cascade, for ``SOSFilter(..., loop=SOS)`` and :func:`sosfilt`.
 SOS = njit(cache=True)(sos_samples)
@@ -172,6 +172,33 @@ def _zero_if_finite(row):  # pragma: no cover - compiled
     for i in range(row.shape[0]):
         s += row[i] * 0.0
     return s
+
+
+@njit(cache=True, fastmath={"reassoc"})
+def _scale_row(src, gain, dst):  # pragma: no cover - compiled
+    """``dst[i] = src[i]·gain``; returns :func:`_zero_if_finite` of ``src`` from the same pass."""
+    s = 0.0
+    for i in range(src.shape[0]):
+        v = src[i]
+        dst[i] = v * gain
+        s += v * 0.0
+    return s
+
+
+def copy_scaled(x: np.ndarray, gains, out: np.ndarray) -> bool:
+    """``out[c] = x[c]·gains[c]`` for the rows of a float64 ``(channels, n)`` ``x`` (``np.multiply(x,
+    gains[:, None], out=out)``, the same products), and whether every value of ``x`` was finite, in one
+    pass. ``out`` may be ``x``. Rows must be contiguous (a block cut from a longer array is).
+
+    >>> out = np.empty((2, 2))
+    >>> copy_scaled(np.array([[1.0, 2.0], [3.0, np.nan]]), [2.0, 1.0], out), out[0].tolist()
+    (False, [2.0, 4.0])
+    """
+    finite = True
+    for c in range(x.shape[0]):
+        if _scale_row(x[c], float(gains[c]), out[c]) != 0.0:
+            finite = False
+    return finite
 
 
 def all_finite(x: np.ndarray) -> bool:

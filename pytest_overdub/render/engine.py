@@ -66,7 +66,7 @@ import numpy as np
 
 from ..devices import house_class
 from ..devices.base import Effect, Instrument, NoteEvent
-from ..dsp.compiled import all_finite
+from ..dsp.compiled import all_finite, copy_scaled
 from ..dsp.dynamics import balance_gains, hard_clip
 from ..errors import DeviceError, RenderError
 from ..song.model import Clip, Insert, Song, Track, song_from_data
@@ -386,7 +386,8 @@ def _disposable(y: np.ndarray) -> bool:
 
 
 class _StreamFault(Exception):
-    """A streamed device raised, returned a wrong shape or a non-finite block: redo the chain unstreamed."""
+    """A streamed device raised or returned a wrong shape, or the chain's output held a NaN or inf: redo the
+    chain unstreamed (fresh devices, each output checked, so the warning names the device)."""
 
 
 class _Stage:
@@ -421,8 +422,6 @@ class _Stage:
                 y = _checked(self.device.process(block, self.params), e - pos, "process")
             except Exception as exc:
                 raise _StreamFault from exc
-            if not all_finite(y):
-                raise _StreamFault
             if self.skip:
                 cut = min(self.skip, y.shape[1])
                 y, self.skip = y[:, cut:], self.skip - cut
@@ -466,18 +465,16 @@ def _stream_chain(x: np.ndarray, inserts: list[Insert], ctx: _Ctx, track_id: str
             stages.append(_Stage(device, slot.params.base))
         n = x.shape[1]
         out = np.empty((2, n)) if out is None else out
+        gains = (1.0, 1.0) if scale is None else (float(scale[0, 0]), float(scale[1, 0]))
         done = 0
         for a in range(0, n, STREAM_BLOCK_FRAMES):
             final = a + STREAM_BLOCK_FRAMES >= n
             blocks = [x[:, a:a + STREAM_BLOCK_FRAMES]]
             for stage in stages:
                 blocks = _feed_all(stage, blocks or [x[:, :0]], final=final)
-            for y in blocks:
-                dst = out[:, done:done + y.shape[1]]
-                if scale is None:
-                    dst[...] = y
-                else:
-                    np.multiply(y, scale, out=dst)
+            for y in blocks:  # written out scaled, and checked: a NaN or inf from any device reaches here
+                if not copy_scaled(y, gains, out[:, done:done + y.shape[1]]):
+                    raise _StreamFault
                 done += y.shape[1]
         if done != n:
             raise _StreamFault

@@ -474,6 +474,32 @@ def test_a_streamed_device_that_faults_is_passed_through_over_the_whole_track(mo
     assert np.array_equal(r.stems["t_a"], clean.stems["t_a"])
 
 
+def test_a_streamed_device_that_returns_nan_mid_chain_is_named_and_passed_through(monkeypatch):
+    """The streamed chain checks its output once per block (the NaN goes on through the delay); the
+    whole-track rerun checks every device, so the warning names the compressor, and the stem is the
+    chain without it."""
+    from pytest_overdub.devices.dynamics import Compressor
+
+    s = _house_chain_song([{"device": "core.comp"}, {"device": "core.delay"}])
+    clean = render(_house_chain_song([{"device": "core.delay"}]), sr=48000, cache=StemCache())
+    calls = []
+
+    def poisoned(self, x, params):  # passes its input on, with a NaN at frame 40 000 (in the second block)
+        start = self.__dict__.setdefault("frames", 0)
+        self.frames = start + x.shape[1]
+        calls.append(x.shape[1])
+        y = np.array(x)
+        if start <= 40000 < self.frames:
+            y[1, 40000 - start] = np.nan
+        return y
+
+    monkeypatch.setattr(Compressor, "process", poisoned)
+    r = render(s, sr=48000, cache=StemCache())
+    assert calls[:2] == [32768, 32768] and max(calls) > 32768  # streamed blocks, then a whole-track call
+    assert [(w.kind, "core.comp" in w.where) for w in r.warnings] == [("error", True)]
+    assert np.array_equal(r.stems["t_a"], clean.stems["t_a"])
+
+
 # --- which tracks, cache ------------------------------------------------------------------------
 
 def test_mute_solo_and_named_tracks():
