@@ -49,6 +49,23 @@ def svf_lowpass(x, g, k):  # pragma: no cover - compiled
     return y
 
 
+@njit(cache=True, inline="always")
+def _svf_coeffs(gi, k):  # pragma: no cover - compiled
+    """The trapezoidal SVF's per-sample coefficients ``a1, a2, a3`` for ``g = tan(pi fc / sr)`` and ``k``."""
+    a1 = 1.0 / (1.0 + gi * (gi + k))
+    a2 = gi * a1
+    return a1, a2, gi * a2
+
+
+@njit(cache=True, inline="always")
+def _svf_step(u, s1, s2, a1, a2, a3):  # pragma: no cover - compiled
+    """One sample of the SVF low-pass: its output and the two new states."""
+    v3 = u - s2
+    v1 = a1 * s1 + a2 * v3
+    v2 = s2 + a2 * s1 + a3 * v3
+    return v2, 2.0 * v1 - s1, 2.0 * v2 - s2
+
+
 @njit(cache=True)
 def svf_lowpass_into(x, g, k, y):  # pragma: no cover - compiled
     """:func:`svf_lowpass` written into ``y`` (same shape); ``y`` may be ``x`` itself (each sample is
@@ -57,36 +74,15 @@ def svf_lowpass_into(x, g, k, y):  # pragma: no cover - compiled
     if n_ch == 2:
         l1 = l2 = r1 = r2 = 0.0
         for i in range(n):
-            gi = g[i]
-            a1 = 1.0 / (1.0 + gi * (gi + k))
-            a2 = gi * a1
-            a3 = gi * a2
-            v3 = x[0, i] - l2
-            v1 = a1 * l1 + a2 * v3
-            v2 = l2 + a2 * l1 + a3 * v3
-            l1 = 2.0 * v1 - l1
-            l2 = 2.0 * v2 - l2
-            y[0, i] = v2
-            v3 = x[1, i] - r2
-            v1 = a1 * r1 + a2 * v3
-            v2 = r2 + a2 * r1 + a3 * v3
-            r1 = 2.0 * v1 - r1
-            r2 = 2.0 * v2 - r2
-            y[1, i] = v2
+            a1, a2, a3 = _svf_coeffs(g[i], k)
+            y[0, i], l1, l2 = _svf_step(x[0, i], l1, l2, a1, a2, a3)
+            y[1, i], r1, r2 = _svf_step(x[1, i], r1, r2, a1, a2, a3)
         return
     for c in range(n_ch):
         s1 = s2 = 0.0
         for i in range(n):
-            gi = g[i]
-            a1 = 1.0 / (1.0 + gi * (gi + k))
-            a2 = gi * a1
-            a3 = gi * a2
-            v3 = x[c, i] - s2
-            v1 = a1 * s1 + a2 * v3
-            v2 = s2 + a2 * s1 + a3 * v3
-            s1 = 2.0 * v1 - s1
-            s2 = 2.0 * v2 - s2
-            y[c, i] = v2
+            a1, a2, a3 = _svf_coeffs(g[i], k)
+            y[c, i], s1, s2 = _svf_step(x[c, i], s1, s2, a1, a2, a3)
 
 
 @njit(cache=True)
@@ -102,23 +98,12 @@ def svf_lowpass_add(x, g, k, level, env, out, s):  # pragma: no cover - compiled
     right = out[1, s:s + n]
     l1 = l2 = r1 = r2 = 0.0
     for i in range(n):
-        gi = g[i]
-        a1 = 1.0 / (1.0 + gi * (gi + k))
-        a2 = gi * a1
-        a3 = gi * a2
+        a1, a2, a3 = _svf_coeffs(g[i], k)
         amp = level * env[i]
-        v3 = x[0, i] - l2
-        v1 = a1 * l1 + a2 * v3
-        v2 = l2 + a2 * l1 + a3 * v3
-        l1 = 2.0 * v1 - l1
-        l2 = 2.0 * v2 - l2
-        left[i] = left[i] + amp * v2
-        v3 = x[1, i] - r2
-        v1 = a1 * r1 + a2 * v3
-        v2 = r2 + a2 * r1 + a3 * v3
-        r1 = 2.0 * v1 - r1
-        r2 = 2.0 * v2 - r2
-        right[i] = right[i] + amp * v2
+        v, l1, l2 = _svf_step(x[0, i], l1, l2, a1, a2, a3)
+        left[i] = left[i] + amp * v
+        v, r1, r2 = _svf_step(x[1, i], r1, r2, a1, a2, a3)
+        right[i] = right[i] + amp * v
 
 
 @njit(cache=True)
