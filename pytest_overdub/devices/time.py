@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from ..dsp.delay import (MONO_GAIN, FeedbackDelay, SineSweep, stereo_feedback_delay_samples,
-                         stereo_swept_delay_samples, stereo_swept_line_samples)
+                         stereo_swept_delay_samples, stereo_swept_line_samples, swept_positions_samples)
 from ..dsp.filters import SOSFilter, rbj_biquad
 from .base import Effect
 from .dynamics import in_blocks
@@ -42,9 +42,11 @@ LFO_GRID = 64  # frames between exact LFO evaluations (angle addition in between
 
 # The modulated line with its loop filter runs sample by sample, compiled (cache in __pycache__).
 _STEREO_LINE = njit(cache=True)(stereo_feedback_delay_samples)  # two channels, two sections (Delay)
-# The same with the delay computed from the LFO's sweep and the dry/wet mix in the loop (one pass)
+# The swept lines: the LFO sweep's read positions in a loop that vectorises, then the reads, the loop
+# filter (Delay) or none (Chorus), the feedback writes and the dry/wet mix in one pass
 _STEREO_SWEPT_LINE = njit(cache=True)(stereo_swept_line_samples)  # two channels, no loop filter (Chorus)
 _STEREO_SWEPT = njit(cache=True)(stereo_swept_delay_samples)
+_SWEPT_POSITIONS = njit(cache=True)(swept_positions_samples)  # the sweeps' read positions, for both
 
 
 def _lfo_phase(seed: int, salt: int) -> float:
@@ -185,8 +187,8 @@ class Delay(Effect):
         delays = self._delay_frames(x.shape[1], params)
         if isinstance(delays, SineSweep):  # the wow's delays, the ping's mono input and the mix in the loop
             return self._line.process_swept(x, sweep=delays, feedback=float(params["feedback"]), dry=x,
-                                            wet_gain=wet_gain, dry_gain=dry_gain, loop=_STEREO_SWEPT,
-                                            mono_in=ping)
+                                            wet_gain=wet_gain, dry_gain=dry_gain, positions=_SWEPT_POSITIONS,
+                                            loop=_STEREO_SWEPT, mono_in=ping)
         if ping:
             mono = (x[0] + x[1]) * MONO_GAIN
             feed = np.stack([mono, np.zeros_like(mono)])
@@ -220,4 +222,5 @@ class Chorus(Effect):
                                 gain=self.sr, offsets=(0.0, offset))
         mix = params["mix"]
         return self._line.process_swept(x, sweep=sweep, feedback=float(params["feedback"]), dry=x,
-                                        wet_gain=mix, dry_gain=1.0 - mix, loop=_STEREO_SWEPT_LINE)
+                                        wet_gain=mix, dry_gain=1.0 - mix, positions=_SWEPT_POSITIONS,
+                                        loop=_STEREO_SWEPT_LINE)

@@ -97,7 +97,8 @@ from numba import njit  # noqa: E402
 
 from pytest_overdub.dsp.delay import (SineSweep, comb_samples, fdn_samples,  # noqa: E402
                                       feedback_delay_samples, stereo_feedback_delay_samples,
-                                      stereo_swept_delay_samples, stereo_swept_line_samples)
+                                      stereo_swept_delay_samples, stereo_swept_line_samples,
+                                      swept_positions_samples)
 from pytest_overdub.dsp.filters import SOSFilter, rbj_biquad  # noqa: E402
 
 COMB = njit(cache=True)(comb_samples)
@@ -106,6 +107,7 @@ FDN = njit(cache=True)(fdn_samples)
 STEREO_LINE = njit(cache=True)(stereo_feedback_delay_samples)
 STEREO_SWEPT = njit(cache=True)(stereo_swept_delay_samples)
 STEREO_SWEPT_LINE = njit(cache=True)(stereo_swept_line_samples)
+POSITIONS = njit(cache=True)(swept_positions_samples)
 
 
 def test_compiled_comb_and_allpass_equal_the_folded_lfilter_bit_for_bit():
@@ -160,7 +162,7 @@ def test_compiled_fdn_equals_the_matrix_path_with_damping_and_a_length_change(li
 def test_stereo_swept_loops_refuse_other_shapes():
     sw = _sweep(1)
     rows = (np.zeros(8),) * 4
-    args = (sw.sin_at, sw.cos_at, sw.cos_b, sw.sin_b, 0, sw.scale, sw.offset, sw.gain, 0.5, False)
+    args = (np.zeros((1, 8)), np.full((1, 8), 3, np.int64), 0.5, False)
     with pytest.raises(ValueError, match="2 channels and no loop filter"):
         STEREO_SWEPT_LINE(np.zeros((2, 100)), *rows, False, *args, np.zeros((1, 6)), np.zeros((1, 2, 2)), 1.0, 0.0,
                           np.empty((2, 8)))
@@ -169,7 +171,21 @@ def test_stereo_swept_loops_refuse_other_shapes():
                      np.empty((2, 8)))
     with pytest.raises(DeviceError, match=r"two channels .* got x \(1, 8\)"):
         FeedbackDelay(channels=1).process_swept(np.zeros((1, 8)), sweep=sw, feedback=0.5, dry=np.zeros((1, 8)),
-                                                wet_gain=1.0, dry_gain=0.0, loop=STEREO_SWEPT_LINE)
+                                                wet_gain=1.0, dry_gain=0.0, positions=POSITIONS,
+                                                loop=STEREO_SWEPT_LINE)
+
+
+@pytest.mark.parametrize("first", [0, 5, 63, 64, 1000])
+def test_swept_positions_are_the_ceiling_and_fraction_of_the_sweeps_delays(first):
+    """Over grid intervals cut anywhere (a block starting mid-interval, ending mid-interval)."""
+    sw = _sweep(2)
+    sw = SineSweep(sw.sin_at, sw.cos_at, sw.cos_b, sw.sin_b, first, sw.scale, sw.offset, sw.gain)
+    n = 3001
+    frac, back = np.empty((2, n)), np.empty((2, n), np.int64)
+    POSITIONS(sw.sin_at, sw.cos_at, sw.cos_b, sw.sin_b, sw.first, sw.scale, sw.offset, sw.gain, frac, back)
+    d = _sweep_delays(sw, n)
+    assert np.array_equal(back, np.ceil(d).astype(np.int64)) and np.array_equal(frac, np.ceil(d) - d)
+    assert back.min() >= 2 and 0.0 <= frac.min() and frac.max() < 1.0
 
 
 def test_stereo_line_refuses_other_shapes():
@@ -216,7 +232,7 @@ def test_swept_loop_equals_process_with_the_sweeps_delays_then_the_mix(loop, row
     for n in [1, 65, 3000, 2934]:
         part = SineSweep(sw.sin_at, sw.cos_at, sw.cos_b, sw.sin_b, sw.first + i, sw.scale, sw.offset, sw.gain)
         parts.append(fd.process_swept(x[:, i:i + n], sweep=part, feedback=0.6, dry=dry[:, i:i + n],
-                                      wet_gain=0.7, dry_gain=0.4, loop=loop))
+                                      wet_gain=0.7, dry_gain=0.4, positions=POSITIONS, loop=loop))
         i += n
     assert np.array_equal(np.concatenate(parts, 1), whole)
     # a ping-pong's input: the line fed (x[0] + x[1])·√½ and silence, as process() given that feed
@@ -224,6 +240,6 @@ def test_swept_loop_equals_process_with_the_sweeps_delays_then_the_mix(loop, row
     want = make().process(feed, delay_frames=np.broadcast_to(_sweep_delays(sw, 6000), (2, 6000)), feedback=0.6)
     want *= 0.7
     want += 0.4 * dry
-    got = make().process_swept(x, sweep=sw, feedback=0.6, dry=dry, wet_gain=0.7, dry_gain=0.4, loop=loop,
-                               mono_in=True)
+    got = make().process_swept(x, sweep=sw, feedback=0.6, dry=dry, wet_gain=0.7, dry_gain=0.4,
+                               positions=POSITIONS, loop=loop, mono_in=True)
     assert np.array_equal(got, want) and not np.array_equal(got, whole)
