@@ -728,7 +728,10 @@ class Keys(_Synth):
             np.exp(-(np.arange(m_fm) / sr) / tau_fm) - math.exp(-3.0), 0.0) / (1.0 - math.exp(-3.0)))
         ding = self._memo(("ding", tau_ding, m_ding), lambda: np.maximum(
             np.exp(-(np.arange(m_ding) / sr) / tau_ding) - math.exp(-5.0), 0.0) / (1.0 - math.exp(-5.0)))
-        wf = 2.0 * np.pi * (f / sr * np.arange(m_fm) + ph0)
+        # 2 pi (f/sr n + ph0), in place on a copy of a memoised float ramp (the int ramp's cast gives the same)
+        wf = np.multiply(self._memo(("ramp", m_fm), lambda: np.arange(m_fm, dtype=np.float64)), f / sr)
+        wf += ph0
+        wf *= 2.0 * np.pi
         wd = wf[:m_ding]
 
         def nyq_ok(ratio: float) -> float:  # fade partials that would pass 0.45 sr
