@@ -35,8 +35,9 @@ Conventions and the choices this module makes where the spec leaves room:
   house effects none of which is automated runs *streamed*: block by block (:data:`STREAM_BLOCK_FRAMES`,
   cut where the devices cut their own input), each block through the whole chain before the next, into
   one output array (cache-sized blocks, no whole-track temporary per device). Devices carry their state
-  between calls, so cutting never changes an unautomated sound; a streamed chain that faults is run
-  again unstreamed, so the fault rules below are the same.
+  between calls, so cutting never changes an unautomated sound; a streamed chain that faults, or whose
+  output holds a NaN or inf (checked once per block, as it is written out), is run again unstreamed with
+  every device's output checked, so the fault rules below are the same.
 * **Params** of house devices are the spec's defaults overlaid with the stored values, clamped and
   snapped (:meth:`DeviceSpec.resolve`); an unknown key or a non-number is an ``error`` warning and that
   key is dropped. Song-defined devices: declared params are clamped to their declared range, undeclared
