@@ -27,8 +27,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ..dsp.delay import (MONO_GAIN, FeedbackDelay, SineSweep, stereo_feedback_delay_samples,
-                         stereo_swept_delay_samples, stereo_swept_line_samples, swept_positions_samples)
+from ..dsp.delay import (MONO_GAIN, FeedbackDelay, SineSweep, stereo_feedback_delay_samples, stereo_swept_samples,
+                         swept_positions_samples)
 from ..dsp.filters import SOSFilter, rbj_biquad
 from .base import Effect
 from .dynamics import in_blocks
@@ -42,10 +42,9 @@ LFO_GRID = 64  # frames between exact LFO evaluations (angle addition in between
 
 # The modulated line with its loop filter runs sample by sample, compiled (cache in __pycache__).
 _STEREO_LINE = njit(cache=True)(stereo_feedback_delay_samples)  # two channels, two sections (Delay)
-# The swept lines: the LFO sweep's read positions in a loop that vectorises, then the reads, the loop
-# filter (Delay) or none (Chorus), the feedback writes and the dry/wet mix in one pass
-_STEREO_SWEPT_LINE = njit(cache=True)(stereo_swept_line_samples)  # two channels, no loop filter (Chorus)
-_STEREO_SWEPT = njit(cache=True)(stereo_swept_delay_samples)
+# The swept lines (Delay with its loop filter, Chorus without): the LFO sweep's read positions in a loop
+# that vectorises, then the reads, the filter, the feedback writes and the dry/wet mix in one pass
+_STEREO_SWEPT = njit(cache=True)(stereo_swept_samples)
 _SWEPT_POSITIONS = njit(cache=True)(swept_positions_samples)  # the sweeps' read positions, for both
 
 
@@ -223,4 +222,4 @@ class Chorus(Effect):
         mix = params["mix"]
         return self._line.process_swept(x, sweep=sweep, feedback=float(params["feedback"]), dry=x,
                                         wet_gain=mix, dry_gain=1.0 - mix, positions=_SWEPT_POSITIONS,
-                                        loop=_STEREO_SWEPT_LINE)
+                                        loop=_STEREO_SWEPT)

@@ -266,9 +266,8 @@ class FeedbackDelay:
         ``wet·wet_gain + dry_gain·dry`` (``dry`` shaped like ``x``), where ``wet`` is what :meth:`process`
         returns for the delays ``max((s·scale + offset)·gain, 2)`` of :class:`SineSweep` ``sweep``.
         ``positions`` is a compiled :func:`swept_positions_samples` (the delays as read positions, in a
-        loop that vectorises), ``loop`` a compiled :func:`stereo_swept_line_samples` (no loop filter) or
-        :func:`stereo_swept_delay_samples` (a two-section loop filter); both take two channels. The samples
-        are those of :meth:`process` given
+        loop that vectorises), ``loop`` a compiled :func:`stereo_swept_samples` (two channels; no loop
+        filter, or one of two sections). The samples are those of :meth:`process` given
         the same delays, then the numpy mix, without the delay and wet arrays in between. With ``mono_in``
         the line is fed ``(x[0] + x[1])·√½`` on the left and nothing on the right (a ping-pong's input:
         :meth:`process` given ``[(x[0] + x[1])·√½, 0]``). ``x`` and ``dry`` are read row by row where they
@@ -464,19 +463,28 @@ def swept_positions_samples(sin_at, cos_at, cos_b, sin_b, first, scale, offset, 
             k0 = 0
 
 
-def stereo_swept_line_samples(buf, x0, x1, dry0, dry1, mono_in, frac_at, back_at, feedback, cross, sos, zi,
-                              wet_gain, dry_gain, out):  # pragma: no cover - compiled by the device modules
-    """The swept line for two channels and no loop filter (the house chorus): the reads at the positions
-    of :func:`swept_positions_samples` (one row for both channels, or one per channel), interpolated,
-    the feedback write of :func:`feedback_delay_samples`, and ``out[c, i] = wet·wet_gain +
+def stereo_swept_samples(buf, x0, x1, dry0, dry1, mono_in, frac_at, back_at, feedback, cross, sos, zi,
+                         wet_gain, dry_gain, out):  # pragma: no cover - compiled by the device modules
+    """The swept line for two channels: the reads at the positions of :func:`swept_positions_samples`
+    (one row for both channels, or one per channel), interpolated; the loop filter's two sections, if
+    ``sos`` has them (the house delay; none for the chorus), in scipy's transposed form with the state in
+    registers; the feedback write of :func:`feedback_delay_samples`; and ``out[c, i] = wet·wet_gain +
     dry_gain·dry[c, i]`` written instead of the wet tap. The channels come as rows ``x0, x1`` and
     ``dry0, dry1``; with ``mono_in`` the line's input is ``(x0 + x1)·√½`` on the left and 0 on the
-    right. A loop filter raises ValueError."""
-    if sos.shape[0] != 0:
-        raise ValueError("stereo_swept_line_samples needs 2 channels and no loop filter")
+    right. Another number of sections raises ValueError."""
+    if sos.shape[0] != 0 and sos.shape[0] != 2:
+        raise ValueError("stereo_swept_samples needs 2 channels and no loop filter or 2 sections")
+    filtered = sos.shape[0] == 2
     n = x0.shape[0]
     h = buf.shape[1] - n
     right_row = 1 if frac_at.shape[0] > 1 else 0
+    b00 = b01 = b02 = a01 = a02 = b10 = b11 = b12 = a11 = a12 = 0.0
+    l00 = l01 = l10 = l11 = r00 = r01 = r10 = r11 = 0.0
+    if filtered:
+        b00, b01, b02, a01, a02 = sos[0, 0], sos[0, 1], sos[0, 2], sos[0, 4], sos[0, 5]
+        b10, b11, b12, a11, a12 = sos[1, 0], sos[1, 1], sos[1, 2], sos[1, 4], sos[1, 5]
+        l00, l01, l10, l11 = zi[0, 0, 0], zi[0, 0, 1], zi[1, 0, 0], zi[1, 0, 1]
+        r00, r01, r10, r11 = zi[0, 1, 0], zi[0, 1, 1], zi[1, 1, 0], zi[1, 1, 1]
     for i in range(n):
         p = h + i
         q = p - back_at[0, i]
@@ -485,6 +493,25 @@ def stereo_swept_line_samples(buf, x0, x1, dry0, dry1, mono_in, frac_at, back_at
         q = p - back_at[right_row, i]
         a = buf[1, q]
         right = a + frac_at[right_row, i] * (buf[1, q + 1] - a)
+        if filtered:
+            u = left
+            y = b00 * u + l00
+            l00 = b01 * u - a01 * y + l01
+            l01 = b02 * u - a02 * y
+            u = y
+            y = b10 * u + l10
+            l10 = b11 * u - a11 * y + l11
+            l11 = b12 * u - a12 * y
+            left = y
+            u = right
+            y = b00 * u + r00
+            r00 = b01 * u - a01 * y + r01
+            r01 = b02 * u - a02 * y
+            u = y
+            y = b10 * u + r10
+            r10 = b11 * u - a11 * y + r11
+            r11 = b12 * u - a12 * y
+            right = y
         out[0, i] = left * wet_gain + dry_gain * dry0[i]
         out[1, i] = right * wet_gain + dry_gain * dry1[i]
         in0 = x0[i]
@@ -501,64 +528,9 @@ def stereo_swept_line_samples(buf, x0, x1, dry0, dry1, mono_in, frac_at, back_at
         else:
             buf[0, p] = in0 + feedback * left
             buf[1, p] = in1 + feedback * right
-
-
-def stereo_swept_delay_samples(buf, x0, x1, dry0, dry1, mono_in, frac_at, back_at, feedback, cross, sos, zi,
-                               wet_gain, dry_gain, out):  # pragma: no cover - compiled by the device modules
-    """:func:`stereo_swept_line_samples` with two loop-filter sections in the line (the house delay),
-    with the filter state in registers as :func:`stereo_feedback_delay_samples`. Another number of
-    sections raises ValueError."""
-    if sos.shape[0] != 2:
-        raise ValueError("stereo_swept_delay_samples needs 2 channels and 2 sections")
-    n = x0.shape[0]
-    h = buf.shape[1] - n
-    right_row = 1 if frac_at.shape[0] > 1 else 0
-    b00, b01, b02, a01, a02 = sos[0, 0], sos[0, 1], sos[0, 2], sos[0, 4], sos[0, 5]
-    b10, b11, b12, a11, a12 = sos[1, 0], sos[1, 1], sos[1, 2], sos[1, 4], sos[1, 5]
-    l00, l01, l10, l11 = zi[0, 0, 0], zi[0, 0, 1], zi[1, 0, 0], zi[1, 0, 1]
-    r00, r01, r10, r11 = zi[0, 1, 0], zi[0, 1, 1], zi[1, 1, 0], zi[1, 1, 1]
-    for i in range(n):
-        p = h + i
-        q = p - back_at[0, i]
-        a = buf[0, q]
-        u = a + frac_at[0, i] * (buf[0, q + 1] - a)
-        y = b00 * u + l00
-        l00 = b01 * u - a01 * y + l01
-        l01 = b02 * u - a02 * y
-        u = y
-        y = b10 * u + l10
-        l10 = b11 * u - a11 * y + l11
-        l11 = b12 * u - a12 * y
-        left = y
-        q = p - back_at[right_row, i]
-        a = buf[1, q]
-        u = a + frac_at[right_row, i] * (buf[1, q + 1] - a)
-        y = b00 * u + r00
-        r00 = b01 * u - a01 * y + r01
-        r01 = b02 * u - a02 * y
-        u = y
-        y = b10 * u + r10
-        r10 = b11 * u - a11 * y + r11
-        r11 = b12 * u - a12 * y
-        right = y
-        out[0, i] = left * wet_gain + dry_gain * dry0[i]
-        out[1, i] = right * wet_gain + dry_gain * dry1[i]
-        in0 = x0[i]
-        in1 = x1[i]
-        if mono_in:  # a ping-pong's input, as numpy's (x[0] + x[1])·√½ and a row of zeros
-            in0 = (in0 + in1) * MONO_GAIN
-            in1 = 0.0
-        if feedback == 0.0:
-            buf[0, p] = in0
-            buf[1, p] = in1
-        elif cross:
-            buf[0, p] = in0 + feedback * right
-            buf[1, p] = in1 + feedback * left
-        else:
-            buf[0, p] = in0 + feedback * left
-            buf[1, p] = in1 + feedback * right
-    zi[0, 0, 0], zi[0, 0, 1], zi[1, 0, 0], zi[1, 0, 1] = l00, l01, l10, l11
-    zi[0, 1, 0], zi[0, 1, 1], zi[1, 1, 0], zi[1, 1, 1] = r00, r01, r10, r11
+    if filtered:
+        zi[0, 0, 0], zi[0, 0, 1], zi[1, 0, 0], zi[1, 0, 1] = l00, l01, l10, l11
+        zi[0, 1, 0], zi[0, 1, 1], zi[1, 1, 0], zi[1, 1, 1] = r00, r01, r10, r11
 
 
 def hadamard(order: int) -> np.ndarray:

@@ -97,16 +97,14 @@ from numba import njit  # noqa: E402
 
 from pytest_overdub.dsp.delay import (SineSweep, comb_samples, fdn_samples,  # noqa: E402
                                       feedback_delay_samples, stereo_feedback_delay_samples,
-                                      stereo_swept_delay_samples, stereo_swept_line_samples,
-                                      swept_positions_samples)
+                                      stereo_swept_samples, swept_positions_samples)
 from pytest_overdub.dsp.filters import SOSFilter, rbj_biquad  # noqa: E402
 
 COMB = njit(cache=True)(comb_samples)
 LINE = njit(cache=True)(feedback_delay_samples)
 FDN = njit(cache=True)(fdn_samples)
 STEREO_LINE = njit(cache=True)(stereo_feedback_delay_samples)
-STEREO_SWEPT = njit(cache=True)(stereo_swept_delay_samples)
-STEREO_SWEPT_LINE = njit(cache=True)(stereo_swept_line_samples)
+STEREO_SWEPT = njit(cache=True)(stereo_swept_samples)
 POSITIONS = njit(cache=True)(swept_positions_samples)
 
 
@@ -159,20 +157,16 @@ def test_compiled_fdn_equals_the_matrix_path_with_damping_and_a_length_change(li
     np.testing.assert_allclose(b, a, rtol=0, atol=1e-12 * np.abs(a).max())
 
 
-def test_stereo_swept_loops_refuse_other_shapes():
+def test_stereo_swept_loop_refuses_other_shapes():
     sw = _sweep(1)
     rows = (np.zeros(8),) * 4
     args = (np.zeros((1, 8)), np.full((1, 8), 3, np.int64), 0.5, False)
-    with pytest.raises(ValueError, match="2 channels and no loop filter"):
-        STEREO_SWEPT_LINE(np.zeros((2, 100)), *rows, False, *args, np.zeros((1, 6)), np.zeros((1, 2, 2)), 1.0, 0.0,
-                          np.empty((2, 8)))
-    with pytest.raises(ValueError, match="2 channels and 2 sections"):
+    with pytest.raises(ValueError, match="2 channels and no loop filter or 2 sections"):
         STEREO_SWEPT(np.zeros((2, 100)), *rows, False, *args, np.zeros((1, 6)), np.zeros((1, 2, 2)), 1.0, 0.0,
                      np.empty((2, 8)))
     with pytest.raises(DeviceError, match=r"two channels .* got x \(1, 8\)"):
         FeedbackDelay(channels=1).process_swept(np.zeros((1, 8)), sweep=sw, feedback=0.5, dry=np.zeros((1, 8)),
-                                                wet_gain=1.0, dry_gain=0.0, positions=POSITIONS,
-                                                loop=STEREO_SWEPT_LINE)
+                                                wet_gain=1.0, dry_gain=0.0, positions=POSITIONS, loop=STEREO_SWEPT)
 
 
 @pytest.mark.parametrize("first", [0, 5, 63, 64, 1000])
@@ -211,10 +205,9 @@ def _sweep_delays(sw: SineSweep, n: int) -> np.ndarray:
     return np.maximum((s * sw.scale + sw.offset) * sw.gain, 2.0)
 
 
-@pytest.mark.parametrize("loop,rows,cross,filtered", [(STEREO_SWEPT, 1, True, True), (STEREO_SWEPT, 2, False, True),
-                                                      (STEREO_SWEPT_LINE, 2, False, False),
-                                                      (STEREO_SWEPT_LINE, 1, True, False)])
-def test_swept_loop_equals_process_with_the_sweeps_delays_then_the_mix(loop, rows, cross, filtered):
+@pytest.mark.parametrize("rows,cross,filtered", [(1, True, True), (2, False, True), (2, False, False),
+                                                 (1, True, False)])
+def test_swept_loop_equals_process_with_the_sweeps_delays_then_the_mix(rows, cross, filtered):
     """process_swept is process() given the delays SineSweep defines, then wet·wet_gain + dry_gain·dry,
     bit for bit and across any segmentation (the sweep's grid index carries on)."""
     rng = np.random.default_rng(9)
@@ -232,7 +225,7 @@ def test_swept_loop_equals_process_with_the_sweeps_delays_then_the_mix(loop, row
     for n in [1, 65, 3000, 2934]:
         part = SineSweep(sw.sin_at, sw.cos_at, sw.cos_b, sw.sin_b, sw.first + i, sw.scale, sw.offset, sw.gain)
         parts.append(fd.process_swept(x[:, i:i + n], sweep=part, feedback=0.6, dry=dry[:, i:i + n],
-                                      wet_gain=0.7, dry_gain=0.4, positions=POSITIONS, loop=loop))
+                                      wet_gain=0.7, dry_gain=0.4, positions=POSITIONS, loop=STEREO_SWEPT))
         i += n
     assert np.array_equal(np.concatenate(parts, 1), whole)
     # a ping-pong's input: the line fed (x[0] + x[1])·√½ and silence, as process() given that feed
@@ -241,5 +234,5 @@ def test_swept_loop_equals_process_with_the_sweeps_delays_then_the_mix(loop, row
     want *= 0.7
     want += 0.4 * dry
     got = make().process_swept(x, sweep=sw, feedback=0.6, dry=dry, wet_gain=0.7, dry_gain=0.4,
-                               positions=POSITIONS, loop=loop, mono_in=True)
+                               positions=POSITIONS, loop=STEREO_SWEPT, mono_in=True)
     assert np.array_equal(got, want) and not np.array_equal(got, whole)
