@@ -20,8 +20,8 @@ import numpy as np
 from numba import njit
 
 from ..errors import DeviceError
-from .filters import lfilter_samples, sos_samples
 from . import signals
+from .filters import lfilter_samples, sos_samples
 from .signals import seed_for
 
 __all__ = ["SOS", "LFILTER", "sosfilt", "lfilter", "sin", "sine", "all_finite", "copy_scaled", "rng_for"]
