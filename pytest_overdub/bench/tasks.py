@@ -135,6 +135,7 @@ def _failed(task: Task, message: str, **kw: Any) -> TaskResult:
 def score_task(task: Task, submission: Submission | Song | None, *, bench: Bench,
                trusted: bool | None = None, start: Song | None = None) -> TaskResult:
     """Score a submission (``None`` = the do-nothing baseline) on a task."""
+    from ..render.engine import kernel_scope
     from .checks import Context, clean_result, evaluate
 
     t0 = time.perf_counter()
@@ -153,7 +154,8 @@ def score_task(task: Task, submission: Submission | Song | None, *, bench: Bench
 
         trusted = trust_kernels_default()
     ctx = Context(start=start, song=song, trusted=trusted)
-    results = [evaluate(c, ctx) for c in task.checks]
+    with kernel_scope(song, trusted=trusted):  # the scoring's song-defined devices share a sandbox child
+        results = [evaluate(c, ctx) for c in task.checks]
     results.append(clean_result(ctx))
     warnings = tuple(dict.fromkeys(_warning_text(w) for w in ctx.warnings))
     return TaskResult(task=task.id, title=task.title, score=task_score(results), checks=tuple(results),

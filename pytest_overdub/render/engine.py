@@ -56,6 +56,7 @@ Conventions and the choices this module makes where the spec leaves room:
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import io
 import math
@@ -671,6 +672,17 @@ def _trust_default(song: Song) -> bool:
     return bool(kernels.trust_kernels_default())
 
 
+def kernel_scope(song: Song, *, trusted: bool):
+    """The sandbox's kernel session (one child serves the song-defined devices of a render, or of a
+    whole scoring around it, one after another: :func:`.sandbox.kernel_session`) when ``song`` defines
+    devices and they are sandboxed; otherwise nothing, and nothing of the sandbox is imported."""
+    if trusted or not song.devices:
+        return contextlib.nullcontext()
+    from .sandbox import kernel_session
+
+    return kernel_session()
+
+
 def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
            cache: StemCache | None = None, trust_kernels: bool | None = None,
            devices: Mapping[str, type] | None = None) -> Render:
@@ -695,16 +707,17 @@ def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
     override_names = [f"{k}={v.__module__}.{v.__qualname__}" for k, v in overrides.items()]
     stems: dict[str, np.ndarray] = {}
     warnings: list[RenderWarning] = []
-    for pos, track in heard_tracks(song, tracks):
-        key = stem_key(song, track, sr=tl.sr, n_frames=tl.n_frames, trusted=trusted,
-                       overrides=override_names)
-        stem = cache.get(key)
-        if stem is None:
-            stem = cache.put(key, *render_stem(track, ctx))
-        prefix = f"tracks[{pos}] {track.name or track.id}"
-        warnings.extend(RenderWarning(w.kind, f"{prefix} {w.where}", w.message) for w in stem.warnings)
-        stems[track.id] = stem.audio
-    out = _master(_sum_stems(list(stems.values()), tl.n_frames), ctx, warnings)
+    with kernel_scope(song, trusted=trusted):
+        for pos, track in heard_tracks(song, tracks):
+            key = stem_key(song, track, sr=tl.sr, n_frames=tl.n_frames, trusted=trusted,
+                           overrides=override_names)
+            stem = cache.get(key)
+            if stem is None:
+                stem = cache.put(key, *render_stem(track, ctx))
+            prefix = f"tracks[{pos}] {track.name or track.id}"
+            warnings.extend(RenderWarning(w.kind, f"{prefix} {w.where}", w.message) for w in stem.warnings)
+            stems[track.id] = stem.audio
+        out = _master(_sum_stems(list(stems.values()), tl.n_frames), ctx, warnings)
     return Render(mix=out, stems=stems, sr=tl.sr, timeline=tl, warnings=tuple(warnings))
 
 

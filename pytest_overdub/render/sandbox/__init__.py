@@ -2,9 +2,13 @@
 
 Shape: a **fork server**. The first sandboxed device starts one warm server process (a fresh
 ``python -c``, never a fork of the scorer, which may hold threads) that imports numpy, scipy and the dsp
-stdlib and then waits. Each device built for a track gets its own **child**, forked from the server;
-the child lives while the device object lives (its kernel keeps ``ctx.state`` between calls) and talks
-to the scorer over its own Unix socket. Before it reads any kernel source the child applies, in order:
+stdlib and then waits. A device built for a track gets a **child**, forked from the server; the child
+serves the device while it lives (its kernel keeps ``ctx.state`` between calls) and talks to the scorer
+over its own Unix socket. Inside a **kernel session** (:func:`kernel_session`: one scoring of one
+submission, or one render) a closed device leaves its child idle, and the next device of the session
+takes it: the child drops the old kernel's namespace, state and timers, renews its limits, and exits
+instead when it cannot (a fault, a rebound shared name, its limits' headroom used up). Outside a session
+every device gets a fresh child. Before it reads any kernel source the child applies, in order:
 
 1. fd hygiene: every descriptor but its socket closed, stdin/stdout/stderr on ``/dev/null``;
 2. ``rlimit``: CPU seconds, address space, file size 0, open files, processes, no core dumps;
@@ -31,9 +35,10 @@ where that is not permitted, through the pool. The scorer enforces a wall-clock 
 output's shape and finiteness itself; everything the child reports is treated as untrusted.
 
 Speed: each child is forked ahead of need, hardened and warmed (a pre-faulted heap, the build and call
-paths run once) at nice 19 while the previous device renders, and the scorer claims it one device ahead
-(the server's answer arrives while the current device runs), so a device costs the scorer the kernel's
-build and two copies of its audio.
+paths run once) at nice 19 when the scorer is idle (a session's end; 30-40 ms of CPU that would slow
+whatever ran beside it), and the scorer claims it one device ahead (the server's answer arrives while
+the current device runs), so a device costs the scorer the kernel's build and two copies of its audio;
+the next devices of a session also skip the fresh process's first-call costs.
 
 Faults are :class:`~pytest_overdub.errors.KernelError` with a reason: the kernel's traceback, "CPU time
 limit of 2 s exceeded", "wall-clock timeout of 3 s", "stopped by the sandbox: forbidden system call
@@ -48,9 +53,9 @@ and :mod:`.client` (:class:`SandboxedKernel`, what :mod:`..kernels` calls).
 
 from __future__ import annotations
 
-from .client import SandboxedKernel, probe_layers
+from .client import SandboxedKernel, kernel_session, probe_layers
 from .handle import ForkServer, fork_server, shutdown
 from .limits import DEFAULT_LIMITS, SandboxLimits
 
 __all__ = ["SandboxLimits", "DEFAULT_LIMITS", "SandboxedKernel", "ForkServer", "fork_server", "shutdown",
-           "probe_layers"]
+           "probe_layers", "kernel_session"]

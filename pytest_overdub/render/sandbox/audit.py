@@ -2,7 +2,7 @@
 
 Audit hooks cannot confine anything (numpy can write raw memory, ctypes can call libc directly); the hook
 only sends a ``{"note": ...}`` message ("called os.system") before the forbidden call reaches the
-layers that stop it, so the scorer's fault message can say what was tried. At most 16 notes per child.
+layers that stop it, so the scorer's fault message can say what was tried. At most 16 notes per device.
 """
 
 from __future__ import annotations
@@ -34,8 +34,9 @@ _AUDIT_WHAT = {
 }
 
 
-def install_audit_notes(chan: socket.socket) -> None:
-    """Add the audit hook that sends notes to the scorer on ``chan`` (for the rest of the process)."""
+def install_audit_notes(chan: socket.socket):
+    """Add the audit hook that sends notes to the scorer on ``chan`` (for the rest of the process).
+    Returns a function that starts the count of notes again (for the child's next device)."""
     busy = [False]
     sent = [0]
 
@@ -63,3 +64,8 @@ def install_audit_notes(chan: socket.socket) -> None:
             busy[0] = False
 
     sys.addaudithook(hook)
+
+    def reset() -> None:
+        sent[0] = 0
+
+    return reset

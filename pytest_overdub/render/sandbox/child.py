@@ -1,9 +1,18 @@
 """A sandbox child: forked from the fork server, it hardens itself, waits as a warm spare, then serves
-one device (``build``, then ``process``/``render`` calls) for the scorer over its own socket.
+the scorer over its own socket: one device (``build``, then ``process``/``render`` calls), and, inside a
+kernel session, the next devices of the same scoring one after another (``release`` between them).
 
 Speed: the child is forked ahead of need, hardened and warmed (a pre-faulted heap, the transfer pool
-mapped, the build and call paths run once) at nice 19 while the previous device renders, and is claimed
+mapped, the build and call paths run once) at nice 19 when the scorer is idle, and is claimed
 by the scorer one device ahead, so a device costs the scorer the kernel's build and two copies of its audio.
+A child reused for the next device of a scoring costs no fork, hardening or warm-up at all, and its heap
+and the pages it has copied from the server are already its own.
+
+Between two devices (``release``) the child drops the kernel's namespace and ``ctx.state``, its output,
+its timers and its notes, and gives the next device its full limits again (CPU seconds and address space
+counted from now). It exits instead (the scorer then takes a fresh child) when it cannot: it has used more
+CPU or kept more memory than the headroom its hard limits leave, or the kernel rebound a name in a module
+every kernel shares (numpy, math, builtins, the dsp stdlib and its classes).
 
 Everything the child sends is untrusted by the scorer; it reports ``cpu_ms`` (its CPU time since the
 hand-over) and ``timing_ms`` (pool + input copy, kernel, output write) as diagnostics only.
@@ -11,8 +20,11 @@ hand-over) and ``timing_ms`` (pool + input copy, kernel, output write) as diagno
 
 from __future__ import annotations
 
+import gc
 import json
+import math
 import os
+import signal
 import socket
 import sys
 import time
@@ -28,29 +40,31 @@ from .transport import VM_PROBE, child_pool, make_private
 #: Heap a child pre-faults while it waits as a spare (glibc keeps it: see :func:`_warm_heap`).
 WARM_HEAP_MB = 32
 _CPU0: list = [0.0]
+#: An fd on /proc/self/statm, for the address space a next device's limit is counted from.
+_STATM: list = [None]
 #: The last output, kept alive until the next message so the scorer can read it (``"out": "vm"``).
 _KEEP: list = [None]
 _WARM_KERNEL = {"id": "sandbox.warm-up", "kind": "effect", "version": 1, "params": [], "kernel":
                 "def process(x, params, ctx):\n    return np.concatenate([x[:, :1], x[:, 1:]], axis=1)\n"}
 
 
-def child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None = None, *,
-               low_priority: bool = False) -> None:
+def child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None = None) -> None:
     """A child: harden first, then wait (as a warm spare) for the scorer's socket, then serve it.
 
     While it waits it also does the per-process work that would otherwise land on the first call:
     a pre-faulted malloc heap and the scorer's transfer pool mapped. A spare forked ahead of need does
-    this at nice 19 (so it never slows the kernel running meanwhile); the server restores its priority
-    when it hands it a device."""
-    if low_priority:
-        os.nice(19)
+    this at nice 19 when the server runs as root (it sets that, and restores 0 when it hands the spare a
+    device)."""
     _warm_heap(WARM_HEAP_MB)
-    layers, missing = harden(spare.fileno(), limits, keep=(pool["fd"],) if pool else ())
+    _STATM[0] = os.open("/proc/self/statm", os.O_RDONLY)  # opened before Landlock shuts /proc
+    keep = (_STATM[0], pool["fd"]) if pool else (_STATM[0],)
+    layers, missing = harden(spare.fileno(), limits, keep=keep)
     from .. import kernels  # imported by the server before the fork: no file access here
 
     if pool:
         _map_pool(pool)
     _warm_paths(kernels)
+    shared = _shared_fingerprint()  # before any kernel runs (and its page copies taken while a spare)
 
     try:
         _msg, fds = recv(spare)
@@ -59,14 +73,14 @@ def child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None = 
     spare.close()
     _CPU0[0] = _cpu_ms()
     chan = socket.socket(fileno=fds[0])
-    install_audit_notes(chan)
+    reset_notes = install_audit_notes(chan)
     import numpy as np
 
     # The probe's bytes stay alive (a local here) while the scorer reads them.
     probe = np.frombuffer(VM_PROBE, dtype=np.uint8).copy()
     send(chan, {"ready": True, "pid": os.getpid(), "layers": layers, "missing": missing,
                 "probe": probe.ctypes.data})
-    _serve_device(chan, kernels)
+    _serve_device(chan, kernels, limits, reset_notes, shared)
 
 
 def _map_pool(pool: dict) -> None:
@@ -78,15 +92,21 @@ def _map_pool(pool: dict) -> None:
     os.close(pool["fd"])
 
 
-def _serve_device(chan: socket.socket, kernels) -> None:
-    """Answer the scorer's ``build`` and call messages until it closes the socket. A kernel's fault and
-    a failure of the child's own side are both replies (``"ok": False``); the loop goes on."""
+def _serve_device(chan: socket.socket, kernels, limits: SandboxLimits, reset_notes, shared: int) -> None:
+    """Answer the scorer's ``build``, call and ``release`` messages until it closes the socket. A
+    kernel's fault and a failure of the child's own side are both replies (``"ok": False``); the loop goes
+    on. ``release`` has no reply: the next message is the next device's ``build``."""
     runtime = None
     while True:
         try:
             msg, fds = recv(chan)
         except (EOFError, OSError):
             return
+        if msg["op"] == "release":
+            _release(runtime, limits, shared)
+            runtime = None
+            reset_notes()
+            continue
         try:
             if msg["op"] == "build":
                 d = kernels.validate_definition(msg["defn"])
@@ -106,6 +126,70 @@ def _serve_device(chan: socket.socket, kernels) -> None:
                     os.close(fd)
                 except OSError:
                     pass
+
+def _release(runtime, limits: SandboxLimits, shared: int) -> None:
+    """Make this child ready for the next device of the scoring, or exit when it cannot be."""
+    try:
+        if runtime is not None:
+            runtime.close()
+        _KEEP[0] = None
+        for timer in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
+            signal.setitimer(timer, 0.0)
+        gc.collect()  # cheap: the server froze its objects (gc.freeze) before forking
+        if _shared_fingerprint() != shared or not _renew_limits(limits):
+            os._exit(0)
+        _CPU0[0] = _cpu_ms()
+    except BaseException:  # noqa: BLE001 - a child that cannot reset itself is not reused
+        os._exit(0)
+
+
+def _renew_limits(limits: SandboxLimits) -> bool:
+    """Give the next device ``cpu_s`` CPU seconds and ``mem_mb`` of address space from now, within the
+    hard limits :func:`.layers.layer_rlimits` set; False when the headroom is used up."""
+    import resource
+
+    cpu_soft, cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)
+    as_soft, as_hard = resource.getrlimit(resource.RLIMIT_AS)
+    if cpu_hard == resource.RLIM_INFINITY or as_hard == resource.RLIM_INFINITY:
+        return True  # the rlimit layer is missing: nothing to renew
+    t = os.times()
+    cpu = math.ceil(t.user + t.system) + max(1, int(limits.cpu_s))
+    address_space = _vm_bytes() + int(limits.mem_mb) * 1024 * 1024
+    if cpu >= cpu_hard or address_space > as_hard:
+        return False
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu_hard))
+    resource.setrlimit(resource.RLIMIT_AS, (address_space, as_hard))
+    return True
+
+
+def _vm_bytes() -> int:
+    """This process's mapped address space (``VmSize``) in bytes."""
+    return int(os.pread(_STATM[0], 256, 0).split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _shared_fingerprint() -> int:
+    """A hash of what every kernel shares in this process: the objects bound in numpy, math, cmath,
+    builtins and the dsp modules, the attributes of the dsp stdlib's classes, numpy's error state and the
+    interpreter's trace hooks. A kernel that rebinds any of them leaves a child that is not reused."""
+    import builtins
+    import cmath
+
+    import numpy as np
+
+    from ...dsp import stdlib as dsp_stdlib
+
+    lib = dsp_stdlib.stdlib()
+    spaces = [builtins, math, cmath, np, np.random, np.fft, np.linalg, dsp_stdlib]
+    spaces += [sys.modules[m] for m in sorted(sys.modules) if m.startswith("pytest_overdub.dsp.")]
+    ids = [id(v) for space in spaces for v in vars(space).values()]
+    for name in sorted(dir(lib)):
+        value = getattr(lib, name)
+        ids.append(id(value))
+        if isinstance(value, type):
+            ids.extend(id(v) for v in vars(value).values())
+    ids.extend(id(v) for v in (sys.gettrace(), sys.getprofile()))
+    return hash((tuple(ids), tuple(sorted(np.geterr().items())), sys.getrecursionlimit()))
+
 
 def _warm_heap(mb: int) -> None:
     """Make large numpy temporaries come from a heap that is already faulted in: raise glibc's mmap and

@@ -1,5 +1,6 @@
 """The scorer's side of one sandboxed device: :class:`SandboxedKernel`, the backend
-:func:`~pytest_overdub.render.kernels.build_kernel_device` uses when kernels are not trusted.
+:func:`~pytest_overdub.render.kernels.build_kernel_device` uses when kernels are not trusted, and
+:func:`kernel_session`, the scope in which one child serves a scoring's devices one after another.
 
 The scorer enforces a wall-clock timeout and checks the output's shape and finiteness itself; everything
 the child reports is treated as untrusted. Faults are :class:`~pytest_overdub.errors.KernelError` with a
@@ -9,9 +10,12 @@ the child reports is treated as untrusted. Faults are :class:`~pytest_overdub.er
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import signal
 import time
+from dataclasses import dataclass, field
 
 from ...errors import KernelError
 from .framing import recv, send
@@ -29,8 +33,77 @@ _SIGNAL_WHY = {
 }
 
 
+@dataclass
+class _Child:
+    """A sandbox child the scorer holds: its pid, our end of its socket, what it reported when handed
+    over, and the limits it was hardened with."""
+
+    pid: int
+    sock: object
+    limits: SandboxLimits
+    vm_read: bool = False
+    layers: tuple = ()
+    missing: tuple = ()
+
+
+#: How long the fork server may put off its next spare while a kernel session runs (it makes it when the
+#: session ends, see :meth:`.handle.ForkServer.idle`).
+SESSION_SPARE_WAIT_S = 5.0
+
+
+@dataclass
+class _Session:
+    """The children of one kernel session that are idle between devices (most recent last), and the
+    fork server it claimed children from (told when the session ends)."""
+
+    idle: list = field(default_factory=list)
+    server: object = None
+
+    def take(self, limits: SandboxLimits) -> _Child | None:
+        for i in range(len(self.idle) - 1, -1, -1):
+            if self.idle[i].limits == limits:
+                return self.idle.pop(i)
+        return None
+
+
+_SESSION: contextvars.ContextVar[_Session | None] = contextvars.ContextVar("overdub_kernel_session",
+                                                                          default=None)
+
+
+@contextlib.contextmanager
+def kernel_session():
+    """The scope in which sandboxed devices share children: a device built inside it takes the child
+    the last closed device of the session left idle (same limits), instead of a fresh one. One scoring of
+    one submission is one session (:func:`~pytest_overdub.bench.tasks.score_task` opens it; so does each
+    :func:`~pytest_overdub.render.render`), so a child only ever runs one submission's kernels, one device
+    at a time, in an order the scoring fixes. A nested session joins the one around it. At its end the
+    idle children exit and the fork server makes its next spare child, which it puts off while the
+    session runs (making one slows whatever runs meanwhile: 30-40 ms of CPU, mostly page zeroing).
+
+    Between two devices the child resets what it can (:mod:`.child`), and is not reused after a fault or
+    when its kernel rebound a shared module's name. What a kernel may still leave for the next device of
+    the same submission (numpy's global random state, say) it would leave in-process too."""
+    if _SESSION.get() is not None:
+        yield
+        return
+    session = _Session()
+    token = _SESSION.set(session)
+    try:
+        yield
+    finally:
+        _SESSION.reset(token)
+        for child in session.idle:
+            child.sock.close()  # the child exits on EOF; the server reaps it
+        session.idle.clear()
+        if session.server is not None and session.server.alive():
+            try:
+                session.server.idle()  # the next spare is made now, between scorings
+            except KernelError:
+                pass
+
+
 class SandboxedKernel:
-    """One kernel in one sandbox child: built once, then ``process``/``render`` calls carrying state."""
+    """One kernel in a sandbox child: built once, then ``process``/``render`` calls carrying state."""
 
     def __init__(self, defn, *, sr: int, tempo_bpm: float, seed: int, limits: SandboxLimits | None = None):
         self.defn = defn
@@ -40,27 +113,64 @@ class SandboxedKernel:
         self.child_cpu_ms = 0.0  # the child's CPU time since it was handed this device (diagnostic)
         self.pid = None
         self.sock = None
-        self.pid, self.sock = self.server.claim(self.limits)
-        self.vm_read = False
+        self.faulted = False
+        self.reused = False
+        self._session = _SESSION.get()
+        build = {"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm, "seed": seed}
+        child = self._session.take(self.limits) if self._session is not None else None
+        if child is not None and self._build_on(child, build):
+            return
+        self._adopt(None)
+        if self._session is None:
+            self.pid, self.sock = self.server.claim(self.limits)
+        else:
+            self._session.server = self.server
+            self.pid, self.sock = self.server.claim(self.limits, spare_after_s=SESSION_SPARE_WAIT_S)
         try:
-            self._build(defn, sr=sr, tempo_bpm=tempo_bpm, seed=seed)
+            self._build(build)
         except BaseException:
             self.close()  # a kernel that fails to load ends its child now, not when collected
             raise
 
-    def _build(self, defn, *, sr: int, tempo_bpm: float, seed: int) -> None:
+    def _adopt(self, child: _Child | None) -> None:
+        self.pid, self.sock = (child.pid, child.sock) if child is not None else (None, None)
+        self.vm_read = child.vm_read if child is not None else False
+        self.layers = child.layers if child is not None else ()
+        self.missing = child.missing if child is not None else ()
+
+    def _build_on(self, child: _Child, build: dict) -> bool:
+        """Build on a child a closed device of this session left idle. False when that child is gone (it
+        exits when it cannot be reset, see :mod:`.child`) or dies while loading the kernel: the device
+        then takes a fresh child, where a kernel that kills its child does so again and is reported."""
+        self._adopt(child)
+        self.reused = True
+        try:
+            with self.server.pool_lock:
+                self._send(build)
+                self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading"))
+            return True
+        except KernelError:
+            if self.sock is not None:  # the child answered: the kernel itself failed to load
+                self.close()
+                raise
+        self.notes.clear()
+        self.reused = False
+        return False
+
+    def _build(self, build: dict) -> None:
         # Kernel code (here its module body) only ever runs under the pool lock: no child can touch the
         # shared pool while another child's call is using it.
         with self.server.pool_lock:
             # Pipelined: the build request waits in the socket while the child says it is ready.
-            self._send({"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm,
-                        "seed": seed})
+            self._send(build)
             ready = self._reply(time.monotonic() + self.limits.wall_s, "starting")
             probe = bytearray(len(VM_PROBE))
             self.vm_read = vm_read(self.pid, ready.get("probe"), probe) and bytes(probe) == VM_PROBE
             self.layers = tuple(ready.get("layers", ()))
             self.missing = tuple(ready.get("missing", ()))
-            built = self._reply(time.monotonic() + self.limits.wall_s, "loading")
+            self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading"))
+
+    def _built(self, built: dict) -> None:
         self.tail_s = float(built.get("tail_s", 0.0))
         self.latency_frames = int(built.get("latency_frames", 0))
 
@@ -105,7 +215,11 @@ class SandboxedKernel:
                     raise self._died("returning its output (its memory could not be read)", kill=True)
             else:
                 y[...] = np.frombuffer(mm, dtype=np.float64, count=2 * n, offset=out_off).reshape(2, n)
-        return check_output(self.defn, y, n)
+        try:
+            return check_output(self.defn, y, n)
+        except KernelError:
+            self.faulted = True  # NaN or a wrong shape: this child is not reused
+            raise
 
     # -- plumbing
 
@@ -133,6 +247,7 @@ class SandboxedKernel:
             if isinstance(msg.get("cpu_ms"), (int, float)):
                 self.child_cpu_ms = float(msg["cpu_ms"])
             if msg.get("ok") is False:
+                self.faulted = True
                 err = KernelError(str(msg.get("error")))
                 err.reason = str(msg.get("reason"))
                 raise err
@@ -167,11 +282,23 @@ class SandboxedKernel:
             return {}
 
     def close(self) -> None:
-        """End the child (it exits on EOF; the server reaps it)."""
-        if self.sock is not None:
-            self.sock.close()
-            self.sock = None
-        self.pid = None
+        """Leave the child idle for the next device of the kernel session this device was built in (it
+        resets itself on ``release``), or, outside a session or after a fault, end it (it exits on EOF;
+        the server reaps it)."""
+        sock, self.sock = self.sock, None
+        pid, self.pid = self.pid, None
+        if sock is None:
+            return
+        session = self._session
+        if session is not None and not self.faulted and _SESSION.get() is session:
+            try:
+                send(sock, {"op": "release"})
+            except OSError:
+                pass
+            else:
+                session.idle.append(_Child(pid, sock, self.limits, self.vm_read, self.layers, self.missing))
+                return
+        sock.close()
 
     def __del__(self):
         try:

@@ -60,11 +60,15 @@ class ForkServer:
             reply, _ = recv(self.sock, time.monotonic() + timeout_s)
             return reply
 
-    def claim(self, limits: SandboxLimits, timeout_s: float = 30.0) -> tuple[int, socket.socket]:
+    def claim(self, limits: SandboxLimits, timeout_s: float = 30.0, *,
+              spare_after_s: float | None = None) -> tuple[int, socket.socket]:
         """A child for one device, as ``(pid, our end of its socket)``: the child claimed ahead when its
         limits match (its hand-over was answered while the previous device ran), else one handed over
         now. Then the next child is claimed ahead, without waiting for the answer: a device's build
-        never waits on the server. A child claimed ahead and never used ends with the server."""
+        never waits on the server. A child claimed ahead and never used ends with the server.
+
+        ``spare_after_s``: how long the server may wait, unless told :meth:`idle` or asked something,
+        before it makes its next spare (None: its default, 20 ms)."""
         with self.lock, self._answering():
             self._settle_ahead(timeout_s)
             ahead, self._ahead = self._ahead, None
@@ -75,14 +79,22 @@ class ForkServer:
                     ahead[2].close()  # a child whose socket closes exits; the server reaps it
                 sock = self._send_spawn(limits)
                 pid = recv(self.sock, time.monotonic() + timeout_s)[0]["pid"]
-            self._ahead = [limits, None, self._send_spawn(limits)]
+            self._ahead = [limits, None, self._send_spawn(limits, spare_after_s)]
             return pid, sock
 
-    def _send_spawn(self, limits: SandboxLimits) -> socket.socket:
+    def idle(self) -> None:
+        """Tell the server the scorer is idle (a kernel session ended): it makes its next spare now."""
+        with self.lock, self._answering():
+            send(self.sock, {"op": "idle"})
+
+    def _send_spawn(self, limits: SandboxLimits, spare_after_s: float | None = None) -> socket.socket:
         """Ask the server to hand a child the far end of a new socket pair; returns our end."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        msg = {"op": "spawn", "limits": asdict(limits)}
+        if spare_after_s is not None:
+            msg["spare_after_s"] = float(spare_after_s)
         try:
-            send(self.sock, {"op": "spawn", "limits": asdict(limits)}, (theirs.fileno(),))
+            send(self.sock, msg, (theirs.fileno(),))
         finally:
             theirs.close()
         return ours

@@ -19,7 +19,7 @@ import sys
 import pytest_overdub
 
 from .libc import CLONE_NEWNET, CLONE_NEWUSER, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, libc, prctl
-from .limits import SandboxLimits
+from .limits import REUSE_HEADROOM_MB, SandboxLimits
 from .seccomp import layer_seccomp
 
 NOBODY_UID = 65534
@@ -27,7 +27,8 @@ NOBODY_UID = 65534
 
 def layer_rlimits(limits: SandboxLimits) -> str:
     """CPU seconds, address space (``mem_mb`` on top of what the process already maps), file size 0,
-    open files, processes 0, and no core dumps."""
+    open files, processes 0, and no core dumps. The hard CPU and address-space limits leave the headroom
+    a reused child renews its next device's soft limits from (:class:`.limits.SandboxLimits`)."""
     import resource
 
     vm_kb = 0
@@ -37,9 +38,10 @@ def layer_rlimits(limits: SandboxLimits) -> str:
                 vm_kb = int(line.split()[1])
     cpu = max(1, int(limits.cpu_s))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, 2 * cpu + 1))
     address_space = vm_kb * 1024 + int(limits.mem_mb) * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    headroom = REUSE_HEADROOM_MB * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space + headroom))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits.nofile, limits.nofile))
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))

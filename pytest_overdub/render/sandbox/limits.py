@@ -11,8 +11,13 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """Per-child limits: CPU seconds (over the child's life), address space added on top of the warm
-    server's, wall clock per call (build or one process/render), and open files."""
+    """Per-device limits: CPU seconds (from the device's build), address space added on top of what the
+    child maps when the device is built, wall clock per call (build or one process/render), and open files.
+
+    The soft rlimits hold these; the hard ones leave headroom (CPU: ``cpu_s`` more; address space:
+    :data:`REUSE_HEADROOM_MB` more) so that a child reused for the next device of a scoring can give it
+    full limits again. A kernel that raises its own soft limits reaches at most the hard ones; the scorer's
+    wall clock holds whatever it does."""
 
     cpu_s: int = 60
     mem_mb: int = 4096
@@ -21,3 +26,5 @@ class SandboxLimits:
 
 
 DEFAULT_LIMITS = SandboxLimits()
+#: Address space a child may keep (freed heap, a kernel's leftovers) and still serve another device.
+REUSE_HEADROOM_MB = 256

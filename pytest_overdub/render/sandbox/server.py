@@ -4,13 +4,15 @@ device on request.
 
 It answers the scorer's requests on its control socket (:class:`.handle.ForkServer` is the other end):
 ``spawn`` hands the scorer's socket to a warm spare (or a fresh child if the limits differ) and forks the
-next spare; ``end`` kills a child, or waits for it to exit, and reports how it ended; ``pool`` records
-the scorer's transfer pool so spares map it before they are needed. It dies with the scorer
+next spare once the scorer says it is ``idle`` (or asks anything else, or ``spare_after_s`` has passed);
+``end`` kills a child, or waits for it to exit, and reports how it ended; ``pool`` records the scorer's
+transfer pool so spares map it before they are needed; ``idle`` has no answer. It dies with the scorer
 (``PR_SET_PDEATHSIG``) and its children die with it.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import select
 import signal
@@ -22,7 +24,8 @@ from .framing import recv, send
 from .libc import PR_SET_PDEATHSIG, prctl
 from .limits import SandboxLimits
 
-#: How long after a hand-over the server waits (unless asked something) before forking the next spare.
+#: How long after a hand-over the server waits (unless asked something) before forking the next spare;
+#: a ``spawn`` may say otherwise (``spare_after_s``: a kernel session asks for its end, see :mod:`.handle`).
 SPARE_DELAY_S = 0.02
 _PREIMPORT = ("numpy", "numpy.fft", "numpy.random", "numpy.linalg", "numpy.polynomial", "scipy",
               "scipy.signal", "scipy.fft", "scipy.special", "scipy.interpolate", "scipy.ndimage",
@@ -52,11 +55,14 @@ def serve(fd: int) -> None:
             for f in fds:
                 os.close(f)
             send(ctrl, {"pid": pid})
-            # The spare is used or gone: the next device finds a fresh hardened child waiting. The fork
-            # (a few ms for a process this size) waits until the scorer and its new child have had the
-            # CPU for their hand-over, unless the scorer asks for something first.
-            select.select([ctrl], [], [], SPARE_DELAY_S)
+            # The spare is used or gone: the next device finds a fresh hardened child waiting. Making it
+            # (a fork, the hardening and a pre-faulted heap: 30-40 ms of CPU here, much of it the kernel
+            # zeroing pages) slows whatever else runs then, so it waits until the scorer is idle (the end
+            # of a kernel session), asks for something else, or ``spare_after_s`` has passed.
+            select.select([ctrl], [], [], float(msg.get("spare_after_s", SPARE_DELAY_S)))
             spare = _fork_child(ctrl, limits, low_priority=True)
+        elif msg["op"] == "idle":  # it woke the wait above; nothing to answer
+            pass
         elif msg["op"] == "end":
             send(ctrl, _end_child(msg["pid"], statuses, kill=msg["kill"], grace_s=msg.get("grace_s", 1.0)))
         elif msg["op"] == "pool":  # the scorer's transfer pool, mapped by spares before they are needed
@@ -79,6 +85,9 @@ def _preimport() -> None:
     from ...dsp.stdlib import stdlib
 
     stdlib()
+    # Every object so far goes to the permanent generation: a child's garbage collections then never
+    # touch (and so never copy) the server's pages.
+    gc.freeze()
 
 
 _POOL: dict = {}
@@ -94,12 +103,18 @@ def _fork_child(ctrl: socket.socket, limits: SandboxLimits, *,
         try:
             ctrl.close()
             ours.close()
-            child_main(theirs, limits, dict(_POOL) if _POOL.get("fd") is not None else None,
-                       low_priority=low_priority)
+            child_main(theirs, limits, dict(_POOL) if _POOL.get("fd") is not None else None)
         except BaseException:  # noqa: BLE001 - the child never returns into the server
             code = 70
         os._exit(code)
     theirs.close()
+    if low_priority and os.geteuid() == 0:
+        # Warm up at nice 19, set from here (the hand-over restores 0, which only root may, and always
+        # comes after this); not root, a spare keeps the scorer's priority.
+        try:
+            os.setpriority(os.PRIO_PROCESS, pid, 19)
+        except OSError:
+            pass
     return pid, ours, limits
 
 
@@ -113,7 +128,7 @@ def _hand_over(ctrl, spare, limits: SandboxLimits, chan_fd: int) -> int:
                 try:
                     os.setpriority(os.PRIO_PROCESS, pid, 0)
                 except OSError:
-                    pass  # not root: the spare keeps nice 19
+                    pass
                 send(sock, {"go": True}, (chan_fd,))
                 return pid
             os.kill(pid, signal.SIGKILL)
