@@ -95,6 +95,41 @@ def test_a_child_whose_kernel_faulted_is_not_reused():
     np.testing.assert_array_equal(outs[0], X)
 
 
+def test_a_child_whose_output_was_refused_is_not_reused():
+    with kernel_session():
+        dev = build_kernel_device(effect("def process(x, params, ctx):\n    return x * np.nan\n"),
+                                  sr=SR, tempo_bpm=120.0, seed=3, trusted=False, limits=LIMITS)
+        pid_a = dev._backend.pid
+        with pytest.raises(KernelError, match="finite"):
+            dev.process(X, {})
+        dev.close()
+        pid_b, outs = run_device(COUNTER)
+    assert pid_b != pid_a
+    np.testing.assert_array_equal(outs[0], X)
+
+
+def test_a_device_interrupted_mid_call_leaves_a_child_that_is_not_reused(monkeypatch):
+    """The scorer stops waiting between its request and the reply: that reply may still be in the
+    socket, so the child must not serve the next device (it would read the stale reply as its build)."""
+    from pytest_overdub.render.sandbox import client
+
+    def interrupted(shape):
+        raise KeyboardInterrupt
+
+    with kernel_session():
+        dev = build_kernel_device(effect(COUNTER), sr=SR, tempo_bpm=120.0, seed=3, trusted=False,
+                                  limits=LIMITS)
+        pid_a = dev._backend.pid
+        with monkeypatch.context() as m:
+            m.setattr(client, "_faulted_in", interrupted)
+            with pytest.raises(KeyboardInterrupt):
+                dev.process(X, {})
+        dev.close()
+        pid_b, outs = run_device(COUNTER)
+    assert pid_b != pid_a
+    np.testing.assert_array_equal(outs[0], X)
+
+
 def test_a_kernel_that_rebinds_a_shared_name_leaves_a_child_that_is_not_reused():
     patcher = "def process(x, params, ctx):\n    np.sin = np.cos\n    dsp.FeedbackDelay.process = None\n    return x\n"
     uses_sin = "def process(x, params, ctx):\n    return np.sin(x)\n"

@@ -113,7 +113,7 @@ class SandboxedKernel:
         self.child_cpu_ms = 0.0  # the child's CPU time since it was handed this device (diagnostic)
         self.pid = None
         self.sock = None
-        self.faulted = False
+        self.settled = False  # True between complete exchanges with no fault: the child may be reused
         self.reused = False
         self._session = _SESSION.get()
         build = {"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm, "seed": seed}
@@ -145,7 +145,7 @@ class SandboxedKernel:
         self._adopt(child)
         self.reused = True
         try:
-            with self.server.pool_lock:
+            with self.server.pool_lock, self._exchange():
                 self._send(build)
                 self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading"))
             return True
@@ -160,7 +160,7 @@ class SandboxedKernel:
     def _build(self, build: dict) -> None:
         # Kernel code (here its module body) only ever runs under the pool lock: no child can touch the
         # shared pool while another child's call is using it.
-        with self.server.pool_lock:
+        with self.server.pool_lock, self._exchange():
             # Pipelined: the build request waits in the socket while the child says it is ready.
             self._send(build)
             ready = self._reply(time.monotonic() + self.limits.wall_s, "starting")
@@ -200,7 +200,7 @@ class SandboxedKernel:
 
         n = msg["n"]
         size = max(out_off if self.vm_read else out_off + 16 * n, 8)
-        with self.server.pool(size) as (key, fd, mm):
+        with self._exchange(), self.server.pool(size) as (key, fd, mm):
             for off, arr in inputs:
                 view = np.frombuffer(mm, dtype=np.float64, count=arr.size, offset=off).reshape(arr.shape)
                 view[...] = arr
@@ -215,13 +215,18 @@ class SandboxedKernel:
                     raise self._died("returning its output (its memory could not be read)", kill=True)
             else:
                 y[...] = np.frombuffer(mm, dtype=np.float64, count=2 * n, offset=out_off).reshape(2, n)
-        try:
             return check_output(self.defn, y, n)
-        except KernelError:
-            self.faulted = True  # NaN or a wrong shape: this child is not reused
-            raise
 
     # -- plumbing
+
+    @contextlib.contextmanager
+    def _exchange(self):
+        """A request and its reply. A device left in the middle of one (its kernel faulted, its output
+        was refused, the scorer was interrupted) is not settled: its child is never reused, since its
+        socket may still hold a reply meant for this device."""
+        self.settled = False
+        yield
+        self.settled = True
 
     def _send(self, msg: dict, fds: tuple[int, ...] = ()) -> None:
         if self.sock is None:
@@ -247,7 +252,6 @@ class SandboxedKernel:
             if isinstance(msg.get("cpu_ms"), (int, float)):
                 self.child_cpu_ms = float(msg["cpu_ms"])
             if msg.get("ok") is False:
-                self.faulted = True
                 err = KernelError(str(msg.get("error")))
                 err.reason = str(msg.get("reason"))
                 raise err
@@ -283,14 +287,14 @@ class SandboxedKernel:
 
     def close(self) -> None:
         """Leave the child idle for the next device of the kernel session this device was built in (it
-        resets itself on ``release``), or, outside a session or after a fault, end it (it exits on EOF;
-        the server reaps it)."""
+        resets itself on ``release``), or, outside a session or when it is not settled (a fault), end it
+        (it exits on EOF; the server reaps it)."""
         sock, self.sock = self.sock, None
         pid, self.pid = self.pid, None
         if sock is None:
             return
         session = self._session
-        if session is not None and not self.faulted and _SESSION.get() is session:
+        if session is not None and self.settled and _SESSION.get() is session:
             try:
                 send(sock, {"op": "release"})
             except OSError:
