@@ -127,6 +127,7 @@ def _serve_device(chan: socket.socket, kernels, limits: SandboxLimits, reset_not
                 except OSError:
                     pass
 
+
 def _release(runtime, limits: SandboxLimits, shared: int) -> None:
     """Make this child ready for the next device of the scoring, or exit when it cannot be."""
     try:
@@ -148,8 +149,8 @@ def _renew_limits(limits: SandboxLimits) -> bool:
     hard limits :func:`.layers.layer_rlimits` set; False when the headroom is used up."""
     import resource
 
-    cpu_soft, cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)
-    as_soft, as_hard = resource.getrlimit(resource.RLIMIT_AS)
+    cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    as_hard = resource.getrlimit(resource.RLIMIT_AS)[1]
     if cpu_hard == resource.RLIM_INFINITY or as_hard == resource.RLIM_INFINITY:
         return True  # the rlimit layer is missing: nothing to renew
     t = os.times()
