@@ -168,6 +168,35 @@ def pytest_configure(config: pytest.Config) -> None:
             config.args.append(target)
     if getattr(config.option, "dist", "no") == "load":
         config.option.dist = "loadscope"  # each task renders on one worker
+    _prestart_sandbox(config, mode)
+
+
+def _prestart_sandbox(config: pytest.Config, mode: Mode) -> None:
+    """Start the kernel sandbox's fork server now, without waiting for it, when this process will score
+    a submission that defines devices and kernels are not trusted: its start (numpy and scipy imported in
+    a fresh process, about 2 s here) then overlaps this process's own imports and renders instead of
+    holding up the first song-defined device. Not in an xdist controller, which scores nothing."""
+    if mode.kind != "submission" or mode.trusted or not _defines_devices(mode.submission):
+        return
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        return
+    from .render.trust import trust_kernels_default
+
+    if trust_kernels_default():
+        return
+    from .render.sandbox import prestart
+
+    prestart()
+
+
+def _defines_devices(submission: Any) -> bool:
+    """True when a submission's song or ops define a song-defined device."""
+    if submission is None:
+        return False
+    if submission.song is not None:
+        return bool(submission.song.devices)
+    return any(isinstance(op, dict) and op.get("type") == "device.define"
+               for ops in submission.transactions for op in ops)
 
 
 def _opt(config: pytest.Config, name: str) -> Any:

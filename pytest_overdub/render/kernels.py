@@ -27,7 +27,6 @@ from __future__ import annotations
 import builtins
 import linecache
 import math
-import os
 import re
 import sys
 import traceback
@@ -39,6 +38,7 @@ import numpy as np
 from ..devices.base import Effect, Instrument, NoteEvent
 from ..devices.params import DeviceSpec, Param
 from ..errors import KernelError
+from .trust import trust_kernels_default
 
 #: SPEC section 5: a song-defined device id.
 DEVICE_ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{1,63}$")
@@ -46,12 +46,6 @@ PARAM_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
 KERNEL_MAX_BYTES = 256 * 1024
 MAX_PARAMS = 64
 MAX_TAIL_S = 60.0
-ENV_TRUST = "OVERDUB_TRUST_KERNELS"
-
-
-def trust_kernels_default() -> bool:
-    """True when ``OVERDUB_TRUST_KERNELS`` is ``1`` (or ``true``/``yes``): run kernels in-process."""
-    return os.environ.get(ENV_TRUST, "").strip().lower() in ("1", "true", "yes")
 
 
 def kernel_seed(device_id: str, track_id: str) -> int:

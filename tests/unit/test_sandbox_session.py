@@ -207,3 +207,26 @@ def test_a_scoring_builds_its_devices_in_one_child_with_the_same_scores():
     assert len(pids) == 4 and len(set(pids)) == 1
     assert [c.value for c in boxed.checks] == [c.value for c in trusted.checks]
     assert boxed.score == trusted.score == 1.0
+
+
+def test_prestart_returns_at_once_and_the_first_device_waits_for_the_server():
+    from pytest_overdub.render.sandbox import prestart, shutdown
+
+    shutdown()
+    server = prestart()
+    assert server.pid is None  # started, not waited for: its imports run while the scorer goes on
+    assert prestart() is server  # one server per process
+    pid, outs = run_device(COUNTER)
+    assert fork_server() is server and server.pid is not None and pid != server.pid
+    np.testing.assert_array_equal(outs[0], X)
+
+
+@pytest.mark.parametrize("oracle, defines", [("device-dotted-echo", True), ("device-decaying-instrument", True),
+                                             ("mix-chorus-lift", False), ("write-bassline", False)])
+def test_the_plugin_prestarts_the_sandbox_for_submissions_that_define_devices(oracle, defines):
+    from pytest_overdub.bench.tasks import bundled_bench
+    from pytest_overdub.plugin import _defines_devices
+    from pytest_overdub.song.submission import load_submission
+
+    sub = load_submission(bundled_bench().oracle_path(oracle))
+    assert _defines_devices(sub) is defines

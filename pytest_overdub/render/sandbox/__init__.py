@@ -54,8 +54,8 @@ and :mod:`.client` (:class:`SandboxedKernel`, what :mod:`..kernels` calls).
 from __future__ import annotations
 
 from .client import SandboxedKernel, kernel_session, probe_layers
-from .handle import ForkServer, fork_server, shutdown
+from .handle import ForkServer, fork_server, prestart, shutdown
 from .limits import DEFAULT_LIMITS, SandboxLimits
 
 __all__ = ["SandboxLimits", "DEFAULT_LIMITS", "SandboxedKernel", "ForkServer", "fork_server", "shutdown",
-           "probe_layers", "kernel_session"]
+           "probe_layers", "kernel_session", "prestart"]

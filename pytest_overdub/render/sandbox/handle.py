@@ -1,8 +1,9 @@
 """The scorer's handle on the warm fork server (:mod:`.server`): starting it, its requests, and the
 transfer pool (:mod:`.transport`) it shares with the children.
 
-One server per scorer process, started on first use by :func:`fork_server` (and again if it died);
-:func:`shutdown` stops it at exit, and its children die with it.
+One server per scorer process, started on first use by :func:`fork_server` (and again if it died), or
+earlier by :func:`prestart`, which does not wait for it; :func:`shutdown` stops it at exit, and its
+children die with it.
 """
 
 from __future__ import annotations
@@ -37,21 +38,32 @@ class ForkServer:
         self._ahead: list | None = None  # [limits, pid (None until answered), our socket end]
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         code = f"from pytest_overdub.render.sandbox.server import serve; serve({theirs.fileno()})"
-        t0 = time.perf_counter()
+        self._t0 = time.perf_counter()
         self.proc = subprocess.Popen([sys.executable, "-c", code],
                                      pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_server_env(),
                                      cwd="/")
         theirs.close()
         self.sock = ours
-        try:
-            msg, _ = recv(ours, time.monotonic() + 120.0)
-        except (EOFError, TimeoutError, OSError) as e:
-            self.close()
-            raise KernelError(f"the kernel sandbox could not start ({type(e).__name__}); "
-                              f"set OVERDUB_TRUST_KERNELS=1 to run your own kernels in-process") from None
-        self.pid = msg["pid"]
-        self.start_s = time.perf_counter() - t0
+        self.pid: int | None = None  # the server's pid, once it has said it is ready
+        self.start_s: float | None = None
+
+    def wait_ready(self) -> None:
+        """Wait (once) for the server's imports to finish and its "ready"."""
+        with self.lock:
+            if self.pid is not None:
+                return
+            try:
+                msg, _ = recv(self.sock, time.monotonic() + 120.0)
+            except (EOFError, TimeoutError, OSError) as e:
+                failed = e
+            else:
+                self.pid = msg["pid"]
+                self.start_s = time.perf_counter() - self._t0
+                return
+        self.close()
+        raise KernelError(f"the kernel sandbox could not start ({type(failed).__name__}); "
+                          f"set OVERDUB_TRUST_KERNELS=1 to run your own kernels in-process")
 
     def request(self, msg: dict, fds: tuple[int, ...] = (), timeout_s: float = 30.0) -> dict:
         with self.lock, self._answering():
@@ -177,7 +189,17 @@ _SERVER_LOCK = threading.Lock()
 
 
 def fork_server() -> ForkServer:
-    """The process's warm fork server, started on first use (and again if it died)."""
+    """The process's warm fork server, started on first use (and again if it died), and ready."""
+    server = prestart()
+    server.wait_ready()
+    return server
+
+
+def prestart() -> ForkServer:
+    """Start the process's fork server without waiting for it: it imports numpy, scipy and the dsp
+    stdlib in a fresh process (about 2 s here), so a scorer that knows it will need it (a submission that
+    defines devices) starts it early and its start overlaps the scorer's own imports and renders. A no-op
+    when it runs already."""
     global _SERVER
     with _SERVER_LOCK:
         if _SERVER is None or not _SERVER.alive():
