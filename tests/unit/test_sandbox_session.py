@@ -82,25 +82,15 @@ def test_nested_sessions_join_the_outer_one():
     assert pid_a == pid_b
 
 
-def test_a_child_whose_kernel_faulted_is_not_reused():
+@pytest.mark.parametrize("body, fault", [("raise ValueError('no')", "ValueError: no"),
+                                         ("return x * np.nan", "finite")],
+                         ids=["kernel-raised", "output-refused"])
+def test_a_child_whose_device_faulted_is_not_reused(body, fault):
     with kernel_session():
-        dev = build_kernel_device(effect("def process(x, params, ctx):\n    raise ValueError('no')\n"),
+        dev = build_kernel_device(effect(f"def process(x, params, ctx):\n    {body}\n"),
                                   sr=SR, tempo_bpm=120.0, seed=3, trusted=False, limits=LIMITS)
         pid_a = dev._backend.pid
-        with pytest.raises(KernelError, match="ValueError: no"):
-            dev.process(X, {})
-        dev.close()
-        pid_b, outs = run_device(COUNTER)
-    assert pid_b != pid_a
-    np.testing.assert_array_equal(outs[0], X)
-
-
-def test_a_child_whose_output_was_refused_is_not_reused():
-    with kernel_session():
-        dev = build_kernel_device(effect("def process(x, params, ctx):\n    return x * np.nan\n"),
-                                  sr=SR, tempo_bpm=120.0, seed=3, trusted=False, limits=LIMITS)
-        pid_a = dev._backend.pid
-        with pytest.raises(KernelError, match="finite"):
+        with pytest.raises(KernelError, match=fault):
             dev.process(X, {})
         dev.close()
         pid_b, outs = run_device(COUNTER)
