@@ -1,0 +1,172 @@
+"""Write ``docs/tasks.md`` from ``tasks/*.json``: every task, what it asks, its setup and its checks.
+
+Run ``python3 tools/make_task_docs.py`` after changing a task; ``tests/unit/test_docs.py`` fails while the
+page differs from what this script writes, so the page cannot drift from the task files. Pure Python
+(json only): it reads the task files as data and imports nothing of the package.
+
+The notation of a check line (the same as ``docs/scoring.md``): ``[lo, hi]`` the target (``…`` = no bound),
+``±soft`` the fall-off, ``wN`` a goal's weight, ``G`` a gate.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TASKS_DIR = ROOT / "tasks"
+PAGE = ROOT / "docs" / "tasks.md"
+
+HEAD = """\
+# The tasks
+
+<!-- Written by tools/make_task_docs.py from tasks/*.json; do not edit by hand. -->
+
+Fifteen tasks in four families (`mix`, `writing`, `device`, `editing`), each a request a musician would
+make on one of three starting songs (`songs/`). An agent is given the instruction and the starting
+song (`overdub start <task> --out start.json`), nothing else. How a check line reads: [scoring](scoring.md);
+what each kind measures: [checks](checks.md).
+
+Notation: `[lo, hi]` is the target (`…` = no bound on that side), `±soft` the distance over which the
+score falls from 1 to 0 outside it (none = pass/fail), `wN` a goal's weight, `G` a gate. Every task also
+has the house gate `clean`. Beats and bars are 0-based (bar 0 is beats 0-4); a span "beats 0-16" holds
+the notes or audio from beat 0 up to, not including, beat 16; "bars 0-3" are bars 0, 1, 2 and 3.
+
+| task | family | song | checks |
+|---|---|---|---|
+"""
+
+
+def _num(v: float | None) -> str:
+    if v is None:
+        return "…"
+    return f"{v:g}"
+
+
+def _tracks(tracks, *, notes: bool = False) -> str:
+    if tracks is None:
+        return "every track" if notes else "the mix"
+    if tracks == "new":
+        return "new tracks"
+    return ", ".join(tracks)
+
+
+def _span(c: dict) -> str:
+    if c.get("section"):
+        return f" in {c['section']}"
+    lo, hi = c.get("from"), c.get("to")
+    if lo is None and hi is None:
+        return ""
+    return f", beats {_num(lo) if lo is not None else 0}-{_num(hi) if hi is not None else 'end'}"
+
+
+def _scope(c: dict, *, notes: bool = False) -> str:
+    return _tracks(c.get("tracks"), notes=notes) + _span(c)
+
+
+def _bars(c: dict) -> str:
+    first, last = c["bars"]
+    return f"bars {first}-{last - 1}" if last - 1 > first else f"bar {first}"
+
+
+def _what(c: dict) -> str:
+    """What the check reads, in a few words, from its kind and fields."""
+    kind = c["kind"]
+    pitches = f", pitches {'/'.join(str(p) for p in c['pitches'])}" if c.get("pitches") else ""
+    if kind == "measure":
+        text = f"`{c['metric']}` of {_scope(c)}"
+        minus = c.get("minus")
+        if minus is not None:
+            each = "the loudest of each alone: " if minus.get("each") else ""
+            text += f" minus {each}{_scope(minus)}"
+        if c.get("relative"):
+            text += ", relative to the start"
+        return text
+    if kind == "key":
+        return f"key of {_scope(c)} is {c['expect']} (or its relative)"
+    sel = _scope(c, notes=True) + pitches
+    if kind in ("count", "inKey", "span", "unchanged"):
+        return f"{kind} of {sel}"
+    if kind == "within":
+        return f"within {c['lo']}..{c['hi']} of {sel}"
+    if kind in ("clashes", "doubling"):
+        return f"{kind} of {sel} against {', '.join(c['against'])}"
+    if kind == "transposed":
+        return f"{sel} transposed {c['semitones']:+d}"
+    if kind == "roots":
+        return f"roots of {' '.join(c['chords'])} in {sel}, {_bars(c)}"
+    if kind == "pattern":
+        return f"pattern of {sel} at beats {', '.join(_num(a) for a in c['at'])} of {_bars(c)}"
+    if kind == "differs":
+        return f"bar {c['a']} differs from bar {c['b']} in {sel}"
+    if kind == "chordsUnder":
+        return (f"chordsUnder of {sel} under {', '.join(c['melody'])}, {_bars(c)}, "
+                f"voices {c.get('voices', 3)}, hold {_num(c.get('hold', 2))}")
+    if kind in ("jitter", "swing"):
+        return f"{kind} of {sel}, grid {_num(c.get('grid', 0.25))}"
+    if kind == "defined":
+        return f"a song-defined {c['deviceKind']} on {c['track']}"
+    if kind in ("echoTime", "echoLevel", "dryKept"):
+        tempos = "/".join(_num(t) for t in c.get("tempos", [100]))
+        beats = f", {_num(c['beats'])} beats" if c.get("beats") is not None else ""
+        return f"{kind} of {c['track']} at {tempos} bpm{beats}"
+    if kind in ("decayTime", "decayPeak"):
+        notes = ", ".join(f"{n['p']} ({_num(n['d'])} beats)" for n in c["notes"])
+        which = f" ({c.get('which', 'loudest')})" if kind == "decayPeak" else ""
+        return f"{kind}{which} of {c['track']}, notes {notes}, threshold {_num(c.get('threshold', -60))} dBFS"
+    if kind == "toneGain":
+        return f"toneGain of {c['track']} at MIDI {c['pitch']}"
+    return kind
+
+
+def check_line(c: dict) -> str:
+    """``lift``: `lufs` of the mix in Chorus minus the mix in Verse [1.5, 3] ±1.5 LU w3."""
+    lo, hi = c["target"]
+    text = f"`{c['id']}`: {_what(c)} [{_num(lo)}, {_num(hi)}]"
+    if c.get("soft"):
+        text += f" ±{_num(c['soft'])}"
+    if c.get("unit"):
+        text += f" {c['unit']}"
+    text += " G" if c.get("gate") else f" w{_num(c.get('weight') or 1)}"
+    return text
+
+
+def _setup(task: dict) -> str:
+    if not task["setup"]:
+        return "none"
+    return "; ".join(f"`{json.dumps(op, separators=(', ', ': '))}`" for op in task["setup"])
+
+
+def page(tasks_dir: Path = TASKS_DIR) -> str:
+    tasks = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(tasks_dir.glob("*.json"))]
+    rows = []
+    for t in tasks:
+        checks = " · ".join(check_line(c).replace("|", "\\|") for c in t["checks"])
+        rows.append(f"| `{t['id']}` | {t['family']} | `{t['song']}` | {checks} |")
+    details = []
+    for t in tasks:
+        details.append(f"### `{t['id']}`: {t['title']}\n")
+        details.append(f"> {t['instruction']}\n")
+        details.append(f"Song `{t['song']}`; setup (ops the house applies before the agent sees it): "
+                       f"{_setup(t)}.\n")
+        details += [f"- {check_line(c)}" for c in t["checks"]]
+        details.append("- `clean`: no render problems (faults, NaN) [0, 0] G\n")
+    return HEAD + "\n".join(rows) + "\n\n## Each task\n\n" + "\n".join(details)
+
+
+def main(argv: list[str]) -> int:
+    text = page()
+    if argv == ["--check"]:
+        current = PAGE.read_text(encoding="utf-8") if PAGE.exists() else ""
+        if current != text:
+            print(f"{PAGE} is out of date: run python3 tools/make_task_docs.py", file=sys.stderr)
+            return 1
+        return 0
+    PAGE.write_text(text, encoding="utf-8")
+    print(f"wrote {PAGE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
