@@ -1,7 +1,7 @@
 """Speed of ``measure()`` against pyloudnorm and ffmpeg on the same audio, measured in the same run.
 
 60 s of seeded 48 kHz stereo music-like audio. Times (best of ``REPEATS``, after one warm-up call so imports
-are not counted): our ``measure()`` (every figure of SPEC section 7); pyloudnorm's integrated loudness plus
+are not counted): our ``measure()`` (every figure of docs/meters.md); pyloudnorm's integrated loudness plus
 loudness range; and, where installed, ``ffmpeg -af ebur128=peak=true`` on the same audio written to a float
 WAV (loudness + LRA + true peak, including ffmpeg's start-up and file read). Prints the ratios; the targets
 are measure/ffmpeg <= 1.0 and measure/pyloudnorm <= 1.5.

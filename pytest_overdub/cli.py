@@ -1,4 +1,4 @@
-"""The ``overdub`` command: the bench for people (SPEC section 11).
+"""The ``overdub`` command: the bench for people (README.md; docs/README.md).
 
 Each subcommand lives with the layer it serves and loads only when called, so ``overdub --help`` is
 instant. Every subcommand's ``--help`` explains it with an example.

@@ -1,4 +1,4 @@
-"""The pytest plugin: tasks as test items, the JSON report, junit properties and xdist (SPEC section 11).
+"""The pytest plugin: tasks as test items, the JSON report, junit properties and xdist (docs/scoring.md).
 
 The plugin holds no maths: it asks :mod:`pytest_overdub.bench` to score and only arranges the answers as
 pytest nodes. Importing this module touches neither numpy nor scipy; the layers load when a task runs.

@@ -1,4 +1,4 @@
-"""Write the bench's three starting songs to ``songs/`` (SPEC section 9).
+"""Write the bench's three starting songs to ``songs/`` (docs/tasks.md).
 
 Run ``python3 tools/make_songs.py`` only to change a song on purpose: task ids are forever, and the
 songs' notes and ids (ids seed devices) are part of every task's sound. The script is deterministic:

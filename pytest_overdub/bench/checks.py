@@ -1,4 +1,4 @@
-"""Checks: turning a check's scope into renders, meters and note readings (SPEC section 8).
+"""Checks: turning a check's scope into renders, meters and note readings (docs/checks.md).
 
 This is the one place where a scope becomes a render plus a measure. Conventions:
 

@@ -1,4 +1,4 @@
-"""The value of each check kind: a table from ``kind`` to a small function (SPEC section 8)."""
+"""The value of each check kind: a table from ``kind`` to a small function (docs/checks.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Task and check models (SPEC sections 2 and 8), discriminated on ``kind``.
+"""Task and check models (docs/formats.md, docs/checks.md), discriminated on ``kind``.
 
 A check is ``{id, label, kind, unit?, target: [lo|null, hi|null], soft?, weight? | gate: true}`` plus the
 fields of its kind. Scopes and note selections are written flat on the check: ``tracks`` (names, ids or

@@ -1,4 +1,4 @@
-"""Probes: measuring a device, not the mix (SPEC section 8, probes).
+"""Probes: measuring a device, not the mix (docs/checks.md, "Devices (probes)").
 
 The scorer builds a one-track song (the task's track with its inserts, or its instrument alone; track
 gain 0 dB and centred; master at 0 dB with no inserts) and a test source:

@@ -1,4 +1,4 @@
-"""Scoring: the soft fall-off, goals times gates, the house gate ``clean`` (SPEC section 8).
+"""Scoring: the soft fall-off, goals times gates, the house gate ``clean`` (docs/scoring.md).
 
     score = (Σ weight × check score over the goals / Σ weights) × (product of the gates' scores)
 

@@ -1,4 +1,4 @@
-"""Tasks: loading them, the song an agent is handed, and scoring a submission (SPEC sections 2 and 8).
+"""Tasks: loading them, the song an agent is handed, and scoring a submission (docs/formats.md, docs/scoring.md).
 
 A *bench* is a directory holding ``tasks/``, ``songs/``, ``oracles/`` and ``near_misses/``. The bundled
 bench is this checkout's (or, installed from a wheel, the copy packaged as ``pytest_overdub/data``).

@@ -1,4 +1,4 @@
-"""The bench checks itself (SPEC section 9, validity).
+"""The bench checks itself (docs/validity.md).
 
 * every oracle scores at least :data:`ORACLE_MIN`;
 * the do-nothing baseline (the starting song, unchanged) scores under :data:`MISS_MAX`;

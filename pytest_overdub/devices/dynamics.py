@@ -1,6 +1,6 @@
 """``core.comp``, ``core.limiter`` and ``core.gain``: dynamics and level.
 
-* Balance pan (SPEC section 6): centre is unity on both sides; ``pan > 0`` leaves the right at unity and
+* Balance pan (docs/rendering.md): centre is unity on both sides; ``pan > 0`` leaves the right at unity and
   scales the left by ``cos(pan·π/2)``; ``pan < 0`` mirrors it.
 * Compressor: feed-forward, stereo-linked (the level is ``max(|L|, |R|)``), gain computer in dB with a
   quadratic soft knee, then the smooth decoupled log-domain detector of Giannoulis, Massberg & Reiss

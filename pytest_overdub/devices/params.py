@@ -1,4 +1,4 @@
-"""Parameter tables of the house devices (SPEC appendix A), as plain data.
+"""Parameter tables of the house devices (docs/rendering.md; ``overdub devices`` prints them), as plain data.
 
 This module imports nothing heavy: ops are validated against these tables, and the plugin may load it
 without numpy. The keys, ranges and defaults are the Overdub studio's, so studio songs and ops logs mean

@@ -205,7 +205,7 @@ def gain_computer(level_db: np.ndarray, *, threshold_db: float, ratio: float, kn
 
 
 def balance_gains(pan: float) -> tuple[float, float]:
-    """(left, right) factors of a balance pan in -1..1 (SPEC section 6): centre is unity on both sides;
+    """(left, right) factors of a balance pan in -1..1 (docs/rendering.md): centre is unity on both sides;
     pan > 0 leaves the right at unity and scales the left by cos(pan·π/2); pan < 0 mirrors that; the far
     ends are exactly 0 (not cos(π/2) ≈ 6e-17).
 

@@ -3,7 +3,7 @@
 It holds no code of its own: every name is a re-export of the one copy of a primitive in
 ``pytest_overdub/dsp/*.py`` (the same code the house devices use), so a kernel built from the stdlib
 sounds exactly like the house building block it names. Names come from each module's ``__all__`` (or,
-without one, its public functions and classes), plus the short aliases SPEC section 5 promises
+without one, its public functions and classes), plus the short aliases docs/devices.md lists
 (``db``/``to_db``, ``rng``) where their targets exist.
 
 A module that is missing or fails to import is left out, and :func:`missing_modules` says which, so a
@@ -26,7 +26,7 @@ from typing import Any
 #: The modules re-exported, in order (a later module does not override an earlier name).
 MODULES = ("signals", "filters", "delay", "dynamics", "envelopes")
 
-#: SPEC section 5 names -> the name in the modules above.
+#: docs/devices.md names -> the name in the modules above.
 ALIASES = {
     "db": "db_to_gain",
     "to_db": "gain_to_db",

@@ -1,4 +1,4 @@
-"""The meters (SPEC section 7): arrays and a sample rate in, floats out.
+"""The meters (docs/meters.md): arrays and a sample rate in, floats out.
 
 Names are loaded lazily from their modules on first use, so importing this package is cheap; the
 submodules import numpy and scipy.

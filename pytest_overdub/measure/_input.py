@@ -1,6 +1,6 @@
 """Input checks and dB conversions shared by every meter.
 
-Conventions (SPEC section 7): a signal is a float array shaped ``(channels, n)`` with one or two channels,
+Conventions (docs/meters.md): a signal is a float array shaped ``(channels, n)`` with one or two channels,
 or ``(n,)`` for mono; samples are full-scale floats (1.0 = 0 dBFS). Every dB figure floors at
 :data:`FLOOR_DB` (-120), so silence reads -120 and no report ever shows NaN or -inf.
 """
@@ -11,7 +11,7 @@ import numpy as np
 
 from pytest_overdub.errors import MeasureError
 
-#: The floor of every dB figure (SPEC section 7).
+#: The floor of every dB figure (docs/meters.md).
 FLOOR_DB = -120.0
 #: The ceiling used where a ratio can grow without bound (sideDb of opposite channels).
 CEILING_DB = 120.0

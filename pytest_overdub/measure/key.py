@@ -1,6 +1,6 @@
 """Key: chroma of the mono sum and Krumhansl-Schmuckler correlation with the Krumhansl-Kessler profiles.
 
-Conventions (SPEC section 7):
+Conventions (docs/meters.md):
 
 * STFT (float32: only relative pitch-class weights matter) of the mono sum with periodic Hann frames of about 0.34 s (16384 points at 48 kHz, a power of two
   scaled with the rate) on a half-frame hop, zero-padded at the end.

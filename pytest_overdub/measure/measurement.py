@@ -1,4 +1,4 @@
-"""``measure()``: every figure of SPEC section 7 in one pass over shared intermediates.
+"""``measure()``: every figure of docs/meters.md in one pass over shared intermediates.
 
 One K-weighting feeds lufs, lufsShortMax, lra and the loudness series; one 4096-point STFT feeds the bands
 and the centroid; the onset and key detectors each run their own STFT resolution on one shared float32
@@ -18,7 +18,7 @@ from pytest_overdub.measure._input import FLOOR_DB, amplitude_db, as_signal, pow
 
 @dataclass(frozen=True)
 class Measurement:
-    """Every figure of SPEC section 7 for one signal. dB figures floor at -120.
+    """Every figure of docs/meters.md for one signal. dB figures floor at -120.
 
     ``band_rel`` maps band name -> share of total power in dB. Key fields: ``key_root`` (sharps, e.g. "A"),
     ``key_scale`` ("major"/"minor"), ``key_confidence`` (Pearson r, 0 for silence) and ``key_runner_up``
@@ -61,7 +61,7 @@ class Measurement:
         return power_db(self._rms_power * share) if share > 0 else FLOOR_DB
 
     def metric(self, name: str) -> float:
-        """A figure by its SPEC name (see :mod:`pytest_overdub.measure.metrics`)."""
+        """A figure by its metric name (see :mod:`pytest_overdub.measure.metrics`)."""
         from pytest_overdub.measure.metrics import parse_metric
         from pytest_overdub.measure.stereo import band_side_of
 
@@ -75,7 +75,7 @@ class Measurement:
         return band_side_of(self._audio, sr=self.sr, lo_hz=parsed.lo_hz, hi_hz=parsed.hi_hz)
 
     def as_dict(self) -> dict[str, object]:
-        """Every figure under its SPEC name (``bandRel.<name>`` flattened), plus the key and the signal facts."""
+        """Every figure under its metric name (``bandRel.<name>`` flattened), plus the key and the signal facts."""
         from pytest_overdub.measure.metrics import SCALAR_METRICS
 
         out: dict[str, object] = {name: float(getattr(self, attr)) for name, attr in SCALAR_METRICS.items()}
@@ -92,7 +92,7 @@ class Measurement:
 
 
 def measure(x: np.ndarray, *, sr: int) -> Measurement:
-    """Measure a ``(channels, n)`` or ``(n,)`` float signal: every figure of SPEC section 7."""
+    """Measure a ``(channels, n)`` or ``(n,)`` float signal: every figure of docs/meters.md."""
     from pytest_overdub.measure import loudness
     from pytest_overdub.measure.key import chroma_of_mono, key_from_chroma, mono_f32
     from pytest_overdub.measure.onsets import onset_times_of

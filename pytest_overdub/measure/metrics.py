@@ -1,4 +1,4 @@
-"""Metric names (SPEC section 7) and ``measure_metric``: one figure, computing only what it needs.
+"""Metric names (docs/meters.md) and ``measure_metric``: one figure, computing only what it needs.
 
 Names: ``lufs``, ``lufsShortMax``, ``lra``, ``truePeak``, ``peak``, ``rms``, ``crest``, ``centroid``,
 ``correlation``, ``sideDb``, ``onsetsPerSec``, ``bandRel.<band>``, ``band.<a+b+...>`` and
@@ -15,7 +15,7 @@ import numpy as np
 from pytest_overdub.errors import MeasureError
 from pytest_overdub.measure._input import amplitude_db, as_signal, power_db
 
-#: SPEC metric name -> Measurement attribute, for the single-number figures.
+#: Metric name (docs/meters.md) -> Measurement attribute, for the single-number figures.
 SCALAR_METRICS: dict[str, str] = {
     "lufs": "lufs",
     "lufsShortMax": "lufs_short_max",
@@ -52,7 +52,7 @@ def known_metrics() -> str:
 
 
 def parse_metric(name: object) -> MetricName:
-    """Parse a SPEC metric name; anything else is a :class:`MeasureError` listing the known names."""
+    """Parse a metric name (docs/meters.md); anything else is a :class:`MeasureError` listing the known names."""
     from pytest_overdub.measure.spectrum import BANDS
 
     if not isinstance(name, str):

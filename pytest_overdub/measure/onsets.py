@@ -1,6 +1,6 @@
 """Onset rate: spectral-flux onsets on the mono sum, per second (``onsetsPerSec``).
 
-Conventions (SPEC section 7), at 48 kHz (sizes scale with the rate to the nearest power of two):
+Conventions (docs/meters.md), at 48 kHz (sizes scale with the rate to the nearest power of two):
 
 * STFT of the mono sum (channels added), 1024-point periodic Hann frames (about 21 ms) on a 512 hop,
   computed in float32 (the detector only compares relative levels); the signal is padded with half a frame
@@ -12,7 +12,7 @@ Conventions (SPEC section 7), at 48 kHz (sizes scale with the rate to the neares
   over 0.5 s (zeros beyond the ends) plus 0.1, and onsets are at least 50 ms apart (the larger peak wins).
 * ``onsetsPerSec`` = number of onsets / duration in seconds.
 
-librosa's ``onset_detect`` uses a mel spectrogram and a moving-mean threshold; this follows the SPEC's median
+librosa's ``onset_detect`` uses a mel spectrogram and a moving-mean threshold; this uses a running-median
 threshold and needs no mel filterbank.
 """
 

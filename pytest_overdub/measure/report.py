@@ -30,7 +30,7 @@ UNITS = {
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="overdub measure", description="Measure a WAV or FLAC file (SPEC section 7).")
+    parser = argparse.ArgumentParser(prog="overdub measure", description="Measure a WAV or FLAC file (docs/meters.md).")
     parser.add_argument("file", help="a WAV or FLAC file soundfile can read")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     return parser

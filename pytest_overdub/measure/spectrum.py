@@ -1,6 +1,6 @@
 """Long-term spectrum: band shares (``bandRel.*``), absolute band levels (``band.*``) and the centroid.
 
-Conventions (SPEC section 7):
+Conventions (docs/meters.md):
 
 * One STFT: 4096-point frames, periodic Hann window, hop 2048, no padding at the start; the end is
   zero-padded so every sample is in a frame (a signal shorter than 4096 samples is one padded frame).

@@ -1,6 +1,6 @@
 """Stereo image: correlation, side level, and side level within a frequency band.
 
-Conventions (SPEC section 7), for a ``(2, n)`` signal with channels L, R:
+Conventions (docs/meters.md), for a ``(2, n)`` signal with channels L, R:
 
 * ``correlation`` = sum LR / sqrt(sum L^2 sum R^2). A mono ``(1, n)`` signal reads 1. When a channel is
   silent the ratio is undefined: two silent channels read 1 (they are identical), one silent channel 0.

@@ -1,4 +1,4 @@
-"""Edit readings: ``unchanged`` and ``transposed`` (SPEC section 8).
+"""Edit readings: ``unchanged`` and ``transposed`` (docs/checks.md).
 
 Both compare the selection on the starting song (``before``) with the same selection on the agent's song
 (``after``). A starting note is "still there" when an ``after`` note on the same track (by track id, which

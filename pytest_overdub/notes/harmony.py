@@ -1,4 +1,4 @@
-"""Harmony readings: ``clashes``, ``doubling``, ``roots``, ``chordsUnder`` (SPEC section 8).
+"""Harmony readings: ``clashes``, ``doubling``, ``roots``, ``chordsUnder`` (docs/checks.md).
 
 Conventions:
 

@@ -1,8 +1,8 @@
-"""Pitch readings over a note selection: ``count``, ``inKey``, ``span``, ``within`` (SPEC section 8).
+"""Pitch readings over a note selection: ``count``, ``inKey``, ``span``, ``within`` (docs/checks.md).
 
 Every reading takes the selected notes (:class:`~pytest_overdub.notes.selection.PlacedNote`) and returns
-a float. Empty selections, where SPEC section 8 is silent, read as "nothing was written": a share reads
-0.0 (no note is in key or in range), never a vacuous 1.0; ``span`` reads infinity as the SPEC says.
+a float. Empty selections (docs/checks.md lists each) read as "nothing was written": a share reads
+0.0 (no note is in key or in range), never a vacuous 1.0; ``span`` reads infinity.
 """
 
 from __future__ import annotations

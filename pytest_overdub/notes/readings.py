@@ -1,10 +1,10 @@
-"""Every note check kind of SPEC section 8 in one namespace: ``from pytest_overdub.notes import readings``.
+"""Every note check kind of docs/checks.md in one namespace: ``from pytest_overdub.notes import readings``.
 
 Each reading is a small pure function over :class:`~pytest_overdub.notes.selection.PlacedNote` lists that
 returns a float; they live by concern in :mod:`.pitch` (count, inKey, span, within), :mod:`.harmony`
 (clashes, doubling, roots, chordsUnder), :mod:`.edits` (unchanged, transposed) and :mod:`.rhythm`
 (pattern, differs, jitter, swing). Their modules' docstrings state the conventions and the choices made
-where the SPEC is silent.
+in detail (docs/checks.md states them for users).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Rhythm readings: ``pattern``, ``differs``, ``jitter``, ``swing`` (SPEC section 8).
+"""Rhythm readings: ``pattern``, ``differs``, ``jitter``, ``swing`` (docs/checks.md).
 
 Conventions:
 

@@ -1,9 +1,9 @@
-"""Which notes a note check reads: tracks, a beat span and pitches (SPEC section 8, "count").
+"""Which notes a note check reads: tracks, a beat span and pitches (docs/checks.md, "Scopes and selections").
 
 Conventions:
 
 * A :class:`PlacedNote` is a note as heard on the song's timeline: ``start_beats`` is absolute
-  (clip start + ``t``) and ``dur_beats`` is the heard duration ``min(d, clip.length - t)`` (SPEC section 3).
+  (clip start + ``t``) and ``dur_beats`` is the heard duration ``min(d, clip.length - t)`` (docs/formats.md).
 * Not placed: notes with ``t >= clip.length`` (never heard), notes of muted clips, and audio clips.
   A muted *track* still places its notes: the readings read what is written; muting a track is a mix
   decision that the audio checks hear.

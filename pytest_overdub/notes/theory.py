@@ -1,4 +1,4 @@
-"""Music theory the note readings need: pitch names, scales and chord symbols (SPEC sections 3 and 8).
+"""Music theory the note readings need: pitch names, scales and chord symbols (docs/formats.md, docs/checks.md).
 
 Conventions:
 

@@ -1,4 +1,4 @@
-"""The canonical offline renderer (SPEC section 6). Importing this package imports nothing heavy: its
+"""The canonical offline renderer (docs/rendering.md). Importing this package imports nothing heavy: its
 names load on first use (PEP 562), so the plugin and the ops layer never pull in numpy, and the kernel
 sandbox's fork server, which imports :mod:`.kernels` and :mod:`.sandbox` from here, never loads the
 engine, numba or pydantic: a smaller process forks and exits faster, once per song-defined device."""

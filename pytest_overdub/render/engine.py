@@ -1,4 +1,4 @@
-"""The canonical offline renderer (SPEC section 6): a song in, a stereo float64 mix and its stems out.
+"""The canonical offline renderer (docs/rendering.md): a song in, a stereo float64 mix and its stems out.
 
 The chain, per heard track::
 
@@ -6,7 +6,7 @@ The chain, per heard track::
 
 then ``sum of stems -> master inserts -> master gain -> master clip``.
 
-Conventions and the choices this module makes where the spec leaves room:
+Conventions, and the choices this module makes (docs/rendering.md states them for users):
 
 * **Float64, stereo ``(2, n)``, 48 kHz canonical.** ``n`` = the song's end (rounded up to a bar) plus a
   1.5 s tail (:mod:`pytest_overdub.song.timing`). Frames are found by rounding half up.

@@ -1,4 +1,4 @@
-"""Song-defined devices: the kernel API (SPEC section 5) and the device objects the engine calls.
+"""Song-defined devices: the kernel API (docs/devices.md) and the device objects the engine calls.
 
 An agent writes a device as Python source stored in ``song.devices[id].kernel``. This module checks the
 definition, builds a device object that keeps the house contract (:mod:`pytest_overdub.devices.base`),
@@ -40,7 +40,7 @@ from ..devices.params import DeviceSpec, Param
 from ..errors import KernelError
 from .trust import trust_kernels_default
 
-#: SPEC section 5: a song-defined device id.
+#: A song-defined device id (docs/formats.md).
 DEVICE_ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{1,63}$")
 PARAM_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
 KERNEL_MAX_BYTES = 256 * 1024

@@ -1,4 +1,4 @@
-"""The stem cache: each track's stem is rendered once per song state (SPEC section 6).
+"""The stem cache: each track's stem is rendered once per song state (docs/rendering.md).
 
 A stem is one track after its instrument, inserts, gain and pan (pre-master), plus the render warnings
 its devices raised. Its key is a sha256 over everything the stem depends on and nothing else:

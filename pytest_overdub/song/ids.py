@@ -1,4 +1,4 @@
-"""Stable ids: rename every id the starting song didn't have, by position (SPEC section 4).
+"""Stable ids: rename every id the starting song didn't have, by position (docs/formats.md, "Stable ids").
 
 New tracks, clips, inserts, sections and notes get arbitrary ids in a studio, and ids seed devices, so
 before rendering each id the starting song did not have is renamed by its position in the song:

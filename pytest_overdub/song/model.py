@@ -1,4 +1,4 @@
-"""The ``overdub/0`` song format as frozen pydantic models (SPEC section 3).
+"""The ``overdub/0`` song format as frozen pydantic models (docs/formats.md).
 
 Field names are the Overdub studio's, so songs exported from the studio load unchanged. Conventions:
 

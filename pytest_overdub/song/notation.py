@@ -1,4 +1,4 @@
-"""The text note format and drum grids used by ops and printouts (SPEC section 3).
+"""The text note format and drum grids used by ops and printouts (docs/formats.md).
 
 ``C4@0:0.5*0.8`` is pitch C4 (MIDI 60) at beat 0, half a beat long, velocity 0.8. Tokens are separated by
 spaces, commas or semicolons; a token starting with ``#`` is a comment (to the end of that token). Pitch is

@@ -1,4 +1,4 @@
-"""The ops language: an agent's edits to a song (SPEC section 4).
+"""The ops language: an agent's edits to a song (docs/ops.md).
 
 An op is ``{"type": "<name>", ...fields}``. :func:`apply_ops` applies one list of ops as one transaction:
 all of it applies or none does. A refused op raises :class:`OpError` naming the transaction, the op
@@ -10,7 +10,7 @@ Conventions:
 * Ops that create things may carry ``ref: "name"``; later ops in the same transaction say ``"$name"``.
 * New things get ids of the form ``t_x0000`` (tracks), ``c_x0000``, ``fx_x0000``, ``s_x0000``, ``n_x0000``:
   deterministic, and renamed by position before rendering (:mod:`.ids`).
-* Params are validated against the device's table (house devices: appendix A; song-defined devices:
+* Params are validated against the device's table (house devices: docs/rendering.md; song-defined devices:
   their declared params); a device id that is neither is accepted and bypassed at render time.
 * Values: gain -96..24 dB, pan -1..1, tempo 20..400 bpm, clip length >= 0.25 beats.
 """

@@ -1,4 +1,4 @@
-"""Reading an agent's answer: every submission form of SPEC section 4.
+"""Reading an agent's answer: every submission form of docs/formats.md.
 
 Accepted forms:
 

@@ -1,4 +1,4 @@
-"""Beats <-> seconds <-> frames at a song's tempo, section spans, and where a song ends (SPEC section 6).
+"""Beats <-> seconds <-> frames at a song's tempo, section spans, and where a song ends (docs/rendering.md).
 
 Conventions:
 

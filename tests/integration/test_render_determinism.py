@@ -1,4 +1,4 @@
-"""A song rendered in two separate Python processes is bit-identical (SPEC section 1 and 6).
+"""A song rendered in two separate Python processes is bit-identical (docs/rendering.md).
 
 Each process gets a different ``PYTHONHASHSEED`` so anything seeded from Python's ``hash()`` would differ.
 The first song uses devices defined in the child script (one draws noise from its seed); the second

@@ -28,7 +28,7 @@ def rms_db(x):
 
 
 def side_mid_db(x, lo_hz, hi_hz):
-    """SPEC 7 side.<lo>-<hi>: two 2nd-order high-passes at lo and two 2nd-order low-passes at hi."""
+    """side.<lo>-<hi> (docs/meters.md): two 2nd-order high-passes at lo and two 2nd-order low-passes at hi."""
     sos = []
     if lo_hz > 0:
         sos += [signal.butter(2, lo_hz, "hp", fs=SR, output="sos")] * 2

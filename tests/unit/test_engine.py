@@ -1,4 +1,4 @@
-"""The render engine's chain, rules and warnings (SPEC section 6), with tiny test devices.
+"""The render engine's chain, rules and warnings (docs/rendering.md), with tiny test devices.
 
 Every device here is defined in this file and handed to ``render(devices=...)``; the values asserted are
 hand-worked (a unit click through a known gain lands on a known frame with a known height).

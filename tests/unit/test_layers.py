@@ -1,4 +1,4 @@
-"""Each layer knows only the layers to its left (DESIGN.md, "The flow, one way").
+"""Each layer knows only the layers to its left (docs/README.md, "The flow, one way").
 
     song  <  devices, dsp  <  render  <  measure, notes  <  bench  <  plugin, cli
 

@@ -1,4 +1,4 @@
-"""The text note format and drum grids (SPEC section 3), checked against hand-worked MIDI numbers."""
+"""The text note format and drum grids (docs/formats.md), checked against hand-worked MIDI numbers."""
 
 import pytest
 

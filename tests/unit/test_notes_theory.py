@@ -47,7 +47,7 @@ def test_scale_pcs(root, scale, spelled):
 def test_scale_pcs_by_pitch_class_and_chromatic():
     assert scale_pcs(9, "minor") == pcs_of("A B C D E F G")
     assert scale_pcs("D", "chromatic") == frozenset(range(12))
-    assert len(SCALE_STEPS) == 13  # the thirteen scales SPEC section 8 lists
+    assert len(SCALE_STEPS) == 13  # the thirteen scales docs/formats.md lists
 
 
 def test_scale_pcs_rejects_unknown_scale_and_names_the_allowed():

@@ -1,4 +1,4 @@
-"""Probe checks on hand-built devices whose answers are known in closed form (SPEC section 8, probes)."""
+"""Probe checks on hand-built devices whose answers are known in closed form (docs/checks.md, "Devices (probes)")."""
 
 import math
 from pathlib import Path

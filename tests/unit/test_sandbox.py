@@ -1,4 +1,4 @@
-"""The kernel sandbox (SPEC section 10): every rule break is refused or stopped, reported as a fault with
+"""The kernel sandbox (docs/devices.md): every rule break is refused or stopped, reported as a fault with
 a clear reason, and the test process (the scorer) is unharmed and goes on to run the next kernel.
 
 Limits are small here (1-2 s CPU, 1.5-4 s wall, 1 GB memory) so the whole file stays well under 30 s.

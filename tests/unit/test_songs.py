@@ -1,4 +1,4 @@
-"""The three starting songs (SPEC section 9): shape, harmony, hook, groove, ids, byte-stable files.
+"""The three starting songs (docs/tasks.md): shape, harmony, hook, groove, ids, byte-stable files.
 
 Expected figures are written out by hand (pitch classes C=0 .. B=11), not derived from the script.
 Swing convention (the bench's): swing = mean lateness of odd 1/16 steps / 0.25 beat; the musician's

@@ -1,4 +1,4 @@
-"""Submissions: every form of SPEC section 4 reads into transactions or a song; anything else says why."""
+"""Submissions: every form of docs/formats.md reads into transactions or a song; anything else says why."""
 
 import hashlib
 import json

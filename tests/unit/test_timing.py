@@ -1,4 +1,4 @@
-"""Beats, seconds, frames and the song's end (SPEC section 6), checked against hand-worked numbers."""
+"""Beats, seconds, frames and the song's end (docs/rendering.md), checked against hand-worked numbers."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""The sandbox song-defined kernels run in (SPEC section 10, DESIGN.md "The sandbox").
+"""The sandbox song-defined kernels run in (docs/devices.md, "Where your kernel runs").
 
 Shape: a **fork server**. The first sandboxed device starts one warm server process (a fresh
 ``python -c``, never a fork of the scorer, which may hold threads) that imports numpy, scipy and the dsp

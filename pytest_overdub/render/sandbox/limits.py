@@ -1,4 +1,4 @@
-"""Per-child resource limits of the kernel sandbox (SPEC section 10) and their defaults.
+"""Per-child resource limits of the kernel sandbox (docs/devices.md) and their defaults.
 
 Plain data: the scorer sends them to the fork server as a dict (:func:`dataclasses.asdict`), the child
 applies them as rlimits (:func:`.layers.layer_rlimits`), and the scorer enforces ``wall_s`` itself.
