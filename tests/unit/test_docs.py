@@ -3,7 +3,7 @@
 * Code cites only the project's own pages: no reference to a spec or design file outside the repository,
   and every ``docs/<page>.md`` it names exists.
 * Every link between the pages (and from the README) reaches a page that exists and, with ``#anchor``, a
-  heading on it.
+  heading on it; every source file a page names exists.
 * Every JSON example in ``docs/ops.md`` applies to a bench song, and every op type has its section.
 * ``docs/tasks.md`` is what ``tools/make_task_docs.py`` writes from ``tasks/``, and names every task and check.
 * ``docs/checks.md`` covers every check kind, ``docs/meters.md`` every metric and band.
@@ -73,6 +73,12 @@ def test_links_reach_a_page_and_a_heading(page: Path):
         elif anchor and dest.suffix == ".md" and anchor not in _anchors(dest):
             broken.append(f"{target}: no heading #{anchor} in {dest.name}")
     assert broken == []
+
+
+def test_every_source_file_a_page_names_exists():
+    paths = {m for page in DOCS.glob("*.md")
+             for m in re.findall(r"`((?:pytest_overdub|tests|tools|bench)/[\w/]+\.py)`", page.read_text(encoding="utf-8"))}
+    assert paths and sorted(p for p in paths if not (ROOT / p).is_file()) == []
 
 
 def test_the_index_lists_every_page_and_the_readme_links_it():
