@@ -2,10 +2,17 @@
 
 Each subcommand lives with the layer it serves and loads only when called, so ``overdub --help`` is
 instant. Every subcommand's ``--help`` explains it with an example.
+
+Exit codes, the same for every subcommand: 0 done (a score at or over the pass line, every validity rule
+held); 1 the work was done and the answer is no (a score under the pass line, a validity rule failed);
+2 bad input, said in one line on stderr (an unknown option, a number out of range, a file that is missing
+or cannot be read or written, a song, task or submission that is not valid); 130 interrupted; 141 the
+reader of the output went away (``overdub list | head -1``), like any program killed by SIGPIPE.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib import import_module
 
@@ -32,6 +39,7 @@ def _usage() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``overdub``; returns the exit code (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(_usage())
@@ -47,10 +55,29 @@ def main(argv: list[str] | None = None) -> int:
     freeze_heap_at_exit()  # the interpreter's shutdown collections would walk the scorer's whole heap
 
     try:
-        return int(getattr(import_module(module), func)(rest) or 0)
+        code = int(getattr(import_module(module), func)(rest) or 0)
+        sys.stdout.flush()  # a reader that went away (``| head -1``) shows up here, not at exit
+        return code
     except OverdubError as exc:
         print(f"overdub {name}: {exc}", file=sys.stderr)
         return 2
+    except SystemExit as exc:  # ``--help``
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    except KeyboardInterrupt:
+        print(f"overdub {name}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again on the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout is not a real file (a test's capture)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover
