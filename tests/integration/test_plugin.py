@@ -187,14 +187,56 @@ def test_bad_submission_is_one_usage_error(pytester, bench, content, message):
     assert "Traceback" not in res.stderr.str()
 
 
-def test_refused_submission_fails_each_item_with_one_line(pytester, bench):
+def test_refused_submission_says_its_error_once_per_task(pytester, bench):
     path = pytester.path / "nobody.json"
     path.write_text(json.dumps([{"type": "track.set", "track": "Nobody", "patch": {"gain": -3}}]), encoding="utf-8")
-    res = _run(pytester, f"--overdub-submission={path}", "-k", QUANT)
+    report = pytester.path / "report.json"
+    res = _run(pytester, f"--overdub-submission={path}", "-k", QUANT, f"--overdub-report={report}")
     res.assert_outcomes(failed=7)
     text = res.stdout.str()
-    assert text.count("submission refused") >= 7 and "Nobody" in text
-    assert "Traceback" not in text
+    first = f"tasks/{QUANT}.json::{QUANT}::tight"
+    assert text.count('track = "Nobody"') == 1 and text.count("submission refused: transaction 0") == 1
+    assert "tight: not scored: the submission was refused\n" in text
+    for item in ("swing", "hits", "kicks", "bass", "clean", "score"):
+        assert f"{item}: not scored: the submission was refused (see {first})" in text
+    assert "NaN" not in text and "Traceback" not in text
+
+    def refuse(name):
+        raise AssertionError(f"{name} in the report")
+
+    (task,) = json.loads(report.read_text(), parse_constant=refuse)["tasks"]
+    assert task["score"] == 0.0 and task["error"].startswith("submission refused")
+    assert [c["value"] for c in task["checks"]] == [None] * 6
+    assert all(c["error"] == task["error"] for c in task["checks"])
+
+
+@pytest.mark.parametrize("where, message", [
+    ("out", "out is a folder; want a JSON report file ending in .json"),
+    ("missing/report.json", "missing/report.json: the folder missing does not exist"),
+    ("out/report.txt", "out/report.txt has extension '.txt'; want a JSON report file ending in .json"),
+])
+def test_report_path_is_checked_before_anything_is_scored(pytester, bench, solved_song, where, message):
+    (pytester.path / "out").mkdir()
+    res = _run(pytester, f"--overdub-submission={solved_song}", f"--overdub-report={where}")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    assert res.stderr.lines[0] == f"ERROR: --overdub-report={where}: {message}"
+    assert "Traceback" not in res.stderr.str() and "collected" not in res.stdout.str()
+
+
+def test_report_that_cannot_be_written_at_the_end_keeps_the_summary(pytester, bench, solved_song):
+    (pytester.path / "out").mkdir()
+    pytester.makeconftest("""
+        import shutil, pytest
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_sessionfinish(session):
+            shutil.rmtree("out")  # the report's folder goes away while the tasks are scored
+    """)
+    res = _run(pytester, f"--overdub-submission={solved_song}", "--overdub-report=out/report.json", "-k", QUANT)
+    res.stdout.fnmatch_lines([f"overdub: cannot write the report {pytester.path}/out/report.json: "
+                              "No such file or directory", f"{QUANT}*pass", "*7 passed*"])
+    assert res.ret == pytest.ExitCode.INTERNAL_ERROR
+    assert "Traceback" not in res.stdout.str() + res.stderr.str()
 
 
 def test_unknown_task_in_k(pytester, bench):
