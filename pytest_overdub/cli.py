@@ -38,15 +38,29 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+def _unknown(name: str) -> str:
+    """One line for a command that does not exist: the closest one, and all of them."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(name, COMMANDS, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown command {name!r}{hint}; commands: {', '.join(COMMANDS)} (see overdub --help)"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``overdub``; returns the exit code (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(_usage())
         return 0 if argv else 2
+    if argv[0] == "--version":
+        from . import BENCH_VERSION, __version__
+
+        print(f"pytest-overdub {__version__} ({BENCH_VERSION})")
+        return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        print(f"overdub: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        print(f"overdub: {_unknown(name)}", file=sys.stderr)
         return 2
     module, func = COMMANDS[name][0].split(":")
     from .errors import OverdubError

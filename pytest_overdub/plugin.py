@@ -205,6 +205,10 @@ def _opt(config: pytest.Config, name: str) -> Any:
 
 
 def _resolve_mode(config: pytest.Config) -> Mode | None:
+    for name, want in (("submission", "a submission file"), ("tasks", "a tasks folder"),
+                       ("report", "a JSON report file")):
+        if _opt(config, f"overdub_{name}") == "":  # an unset CI variable: not the same as no option
+            raise pytest.UsageError(f"--overdub-{name} is empty; want {want}")
     sub_arg = _opt(config, "overdub_submission")
     self_check = bool(_opt(config, "overdub_self_check"))
     tasks_dir = _named_tasks_dir(config)
@@ -219,6 +223,9 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
             from .bench.tasks import bundled_bench
 
             tasks_dir = bundled_bench().tasks_dir.resolve()
+        elif _opt(config, "overdub_report"):
+            raise pytest.UsageError("--overdub-report: nothing here to report on; give --overdub-submission=PATH, "
+                                    "--overdub-self-check or --overdub-tasks=DIR, or run in a bench checkout")
         else:
             return None
     mode = Mode(kind="submission" if sub_arg else "self-check", tasks_dir=tasks_dir,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..cliargs import Parser, arg, input_file, int_in, output_dir, output_file
 from ..devices.params import HOUSE_SPECS, DeviceSpec, Param
-from ..errors import DeviceError, RenderError
+from ..errors import DeviceError, RenderError, UsageError
 
 #: Sample rates ``--sr`` accepts, inclusive (the meters' range).
 MIN_SR, MAX_SR = 8000, 384000
@@ -55,7 +55,8 @@ def _write_wav(path: Path, audio, sr: int) -> None:
     import soundfile as sf
 
     try:
-        sf.write(str(path), audio.T, sr, subtype="PCM_24")
+        kind = "FLAC" if path.suffix.lower() == ".flac" else "WAV"  # WAV also into a device such as /dev/null
+        sf.write(str(path), audio.T, sr, format=kind, subtype="PCM_24")
     except (OSError, RuntimeError, TypeError, ValueError, sf.LibsndfileError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise RenderError(f"{path}: cannot write the audio file: {reason}") from None
@@ -63,6 +64,8 @@ def _write_wav(path: Path, audio, sr: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _render_parser().parse_args(argv)
+    if args.stems and args.stems.resolve() == args.out.resolve():
+        raise UsageError(f"--stems {args.stems} is the mix file -o {args.out}; want a folder of its own")
     from ..song.model import load_song
     from .engine import render
 

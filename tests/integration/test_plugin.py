@@ -223,6 +223,25 @@ def test_report_path_is_checked_before_anything_is_scored(pytester, bench, solve
     assert "Traceback" not in res.stderr.str() and "collected" not in res.stdout.str()
 
 
+@pytest.mark.parametrize("args, message", [
+    (("--overdub-submission=",), "--overdub-submission is empty; want a submission file"),
+    (("--overdub-tasks=",), "--overdub-tasks is empty; want a tasks folder"),
+    (("--overdub-self-check", "--overdub-report="), "--overdub-report is empty; want a JSON report file"),
+])
+def test_an_empty_option_is_not_a_missing_one(pytester, bench, args, message):
+    res = _run(pytester, *args)
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    assert res.stderr.lines[0] == f"ERROR: {message}"
+
+
+def test_a_report_with_nothing_to_report_on(pytester):
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    res = _run(pytester, "--overdub-report=report.json")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    assert res.stderr.lines[0].startswith("ERROR: --overdub-report: nothing here to report on; give "
+                                          "--overdub-submission=PATH, --overdub-self-check or --overdub-tasks=DIR")
+
+
 def test_report_that_cannot_be_written_at_the_end_keeps_the_summary(pytester, bench, solved_song):
     (pytester.path / "out").mkdir()
     pytester.makeconftest("""

@@ -85,6 +85,12 @@ def test_render_stems_in_an_unwritable_folder(tmp_path, unwritable, capsys):
     assert f"argument --stems: {unwritable}/stems: cannot write into {unwritable}" in line
 
 
+def test_render_stems_into_the_mix_file(tmp_path, capsys):
+    mix = str(tmp_path / "mix.wav")
+    line = _one_line_error(capsys, ["render", SONG, "-o", mix, "--stems", mix])
+    assert f"--stems {mix} is the mix file -o {mix}; want a folder of its own" in line
+
+
 @pytest.mark.parametrize("sr", ["1000000000", "0", "-48000", "7999", "384001", "44.1k"])
 def test_render_sample_rate_out_of_range(tmp_path, capsys, sr):
     line = _one_line_error(capsys, ["render", SONG, "-o", str(tmp_path / "mix.wav"), "--sr", sr])
@@ -156,6 +162,13 @@ def test_measure_a_file_that_is_not_audio(tmp_path, capsys, path, message):
     line = _one_line_error(capsys, ["measure", path.format(tmp=tmp_path)])
     assert message.format(tmp=tmp_path) in line
     assert "System error" not in line
+
+
+def test_unknown_command_is_one_line_with_the_closest(capsys):
+    assert main(["scroe", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("overdub: unknown command 'scroe' (did you mean 'score'?); commands: run, list, start, score, "
+                   "render, measure, devices, schema, check-changed (see overdub --help)\n")
 
 
 def test_help_exits_0(capsys):
