@@ -79,11 +79,21 @@ def main(argv: list[str]) -> int:
         print(f"overdub measure: cannot measure {args.file!r}: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        finite = {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in figures.items()}
-        print(json.dumps(finite, indent=2, allow_nan=False))
+        print(json.dumps(_finite(figures), indent=2, allow_nan=False))
     else:
         print(format_table(figures))
     return 0
+
+
+def _finite(value: object) -> object:
+    """``value`` with every float that is not finite replaced by None, at any depth."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _unreadable(path: Path) -> str | None:

@@ -164,6 +164,24 @@ def test_measure_a_file_that_is_not_audio(tmp_path, capsys, path, message):
     assert "System error" not in line
 
 
+def test_measure_json_writes_null_for_a_figure_that_is_not_finite(tmp_path, capsys, monkeypatch):
+    import numpy as np
+    import soundfile
+
+    from pytest_overdub.measure import measurement
+
+    class Figures:
+        def as_dict(self):
+            return {"lufs": float("nan"), "truePeak": float("-inf"), "peak": -6.0, "extra": {"lra": float("inf")}}
+
+    monkeypatch.setattr(measurement, "measure", lambda x, sr: Figures())
+    wav = tmp_path / "x.wav"
+    soundfile.write(wav, np.zeros(480), 48000)
+    assert main(["measure", str(wav), "--json"]) == 0
+    data = _strict_json(capsys.readouterr().out)
+    assert data == {"file": str(wav), "lufs": None, "truePeak": None, "peak": -6.0, "extra": {"lra": None}}
+
+
 def test_unknown_command_is_one_line_with_the_closest(capsys):
     assert main(["scroe", "x"]) == 2
     err = capsys.readouterr().err
