@@ -46,13 +46,13 @@ def arg(check: Callable[..., Any], **kw: Any) -> Callable[[str], Any]:
 
 def int_in(text: str, *, lo: int, hi: int | None = None, what: str = "a whole number", unit: str = "") -> int:
     """``text`` as an int in ``lo..hi`` (``hi`` None: no upper bound)."""
-    span = (f"{lo}..{hi}" if hi is not None else f"{lo} or more") + (f" {unit}" if unit else "")
+    span = (f" in {lo}..{hi}" if hi is not None else f", {lo} or more") + (f" {unit}" if unit else "")
     try:
         value = int(text)
     except ValueError:
-        raise UsageError(f"{text!r}: want {what} in {span}") from None
+        raise UsageError(f"{text!r}: want {what}{span}") from None
     if value < lo or (hi is not None and value > hi):
-        raise UsageError(f"{value}: want {what} in {span}")
+        raise UsageError(f"{value}: want {what}{span}")
     return value
 
 

@@ -51,7 +51,6 @@ def _song_of(task_path: Path) -> str | None:
 
 def main(argv: list[str]) -> int:
     from ..cliargs import Parser, arg, int_in
-    from .run import MAX_JOBS
 
     parser = Parser(
         prog="overdub check-changed",
@@ -59,7 +58,7 @@ def main(argv: list[str]) -> int:
                     "near misses). Used by the pre-commit hook `overdub-self-check`.",
         epilog="example: overdub check-changed tasks/mix-chorus-lift.json songs/night-shift.json")
     parser.add_argument("files", nargs="*", type=Path)
-    parser.add_argument("-j", "--jobs", type=arg(int_in, lo=1, hi=MAX_JOBS, what="a number of worker processes"),
+    parser.add_argument("-j", "--jobs", type=arg(int_in, lo=1, what="a number of worker processes"),
                         default=None, help="worker processes (default: overdub run's)")
     args = parser.parse_args(argv)
     root = bench_root(args.files)
