@@ -19,7 +19,7 @@ from ..errors import DeviceError, RenderError, UsageError
 
 #: Sample rates ``--sr`` accepts, inclusive (the meters' range).
 MIN_SR, MAX_SR = 8000, 384000
-#: What ``-o`` may end in (soundfile picks the format from it; both hold 24-bit PCM).
+#: What ``-o`` may end in, which picks the format (both hold 24-bit PCM).
 AUDIO_SUFFIXES = (".wav", ".flac")
 
 _RENDER_EPILOG = """examples:
@@ -57,7 +57,7 @@ def _write_wav(path: Path, audio, sr: int) -> None:
     try:
         kind = "FLAC" if path.suffix.lower() == ".flac" else "WAV"  # WAV also into a device such as /dev/null
         sf.write(str(path), audio.T, sr, format=kind, subtype="PCM_24")
-    except (OSError, RuntimeError, TypeError, ValueError, sf.LibsndfileError) as exc:
+    except (OSError, RuntimeError, sf.LibsndfileError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise RenderError(f"{path}: cannot write the audio file: {reason}") from None
 
