@@ -204,11 +204,22 @@ def _opt(config: pytest.Config, name: str) -> Any:
     return config.getoption(name, default=None)
 
 
-def _resolve_mode(config: pytest.Config) -> Mode | None:
+def _check_options(config: pytest.Config) -> None:
+    """Refuse option combinations that cannot mean what was asked (a usage error, before any work)."""
     for name, want in (("submission", "a submission file"), ("tasks", "a tasks folder"),
                        ("report", "a JSON report file")):
         if _opt(config, f"overdub_{name}") == "":  # an unset CI variable: not the same as no option
             raise pytest.UsageError(f"--overdub-{name} is empty; want {want}")
+    sub, report = _opt(config, "overdub_submission"), _opt(config, "overdub_report")
+    if sub and _opt(config, "overdub_self_check"):
+        raise pytest.UsageError("--overdub-self-check scores the bench's own answers, --overdub-submission "
+                                "scores one answer; give one of them")
+    if sub and report and Path(sub).resolve() == Path(report).resolve():
+        raise pytest.UsageError(f"--overdub-report={report} would overwrite the submission; want another file")
+
+
+def _resolve_mode(config: pytest.Config) -> Mode | None:
+    _check_options(config)
     sub_arg = _opt(config, "overdub_submission")
     self_check = bool(_opt(config, "overdub_self_check"))
     tasks_dir = _named_tasks_dir(config)

@@ -227,8 +227,13 @@ def test_report_path_is_checked_before_anything_is_scored(pytester, bench, solve
     (("--overdub-submission=",), "--overdub-submission is empty; want a submission file"),
     (("--overdub-tasks=",), "--overdub-tasks is empty; want a tasks folder"),
     (("--overdub-self-check", "--overdub-report="), "--overdub-report is empty; want a JSON report file"),
+    (("--overdub-submission=ops.json", "--overdub-self-check"),
+     "--overdub-self-check scores the bench's own answers, --overdub-submission scores one answer; give one of them"),
+    (("--overdub-submission=ops.json", "--overdub-report=./ops.json"),
+     "--overdub-report=./ops.json would overwrite the submission; want another file"),
 ])
-def test_an_empty_option_is_not_a_missing_one(pytester, bench, args, message):
+def test_options_that_cannot_mean_what_was_asked(pytester, bench, args, message):
+    (pytester.path / "ops.json").write_text("[]", encoding="utf-8")
     res = _run(pytester, *args)
     assert res.ret == pytest.ExitCode.USAGE_ERROR
     assert res.stderr.lines[0] == f"ERROR: {message}"
