@@ -243,3 +243,13 @@ def test_list_into_a_closed_pipe_exits_quietly():
         os.close(write)
     assert proc.stderr.decode() == ""
     assert proc.returncode == 141
+
+
+def test_run_table_without_near_misses_has_no_nan():
+    from pytest_overdub.bench.run import _table
+
+    verdicts = [{"rule": "oracle", "ok": True, "message": "", "score": 1.0},
+                {"rule": "baseline", "ok": True, "message": "", "score": 0.25}]
+    text = _table([{"task": "mix-a", "family": "mix", "seconds": 0.1, "verdicts": verdicts}])
+    assert text.splitlines()[-1].split() == ["mean", "1.000", "0.250", "-", "over", "0"]
+    assert "nan" not in text.lower()
