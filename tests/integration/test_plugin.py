@@ -210,6 +210,21 @@ def test_refused_submission_says_its_error_once_per_task(pytester, bench):
     assert all(c["error"] == task["error"] for c in task["checks"])
 
 
+def test_task_that_cannot_be_scored_says_why_once(pytester, bench):
+    (pytester.path / "songs" / "loose-groove.json").unlink()
+    sub = pytester.path / "ops.json"
+    sub.write_text("[]", encoding="utf-8")
+    report = pytester.path / "report.json"
+    res = _run(pytester, f"--overdub-submission={sub}", "-k", QUANT, f"--overdub-report={report}")
+    res.assert_outcomes(failed=7)
+    text = res.stdout.str()
+    assert text.count("song 'loose-groove': no file") == 1
+    assert text.count(f"not scored: the task could not be scored (see tasks/{QUANT}.json::{QUANT}::tight)") == 6
+    res.stdout.fnmatch_lines([f"{QUANT}*-  (not scored)"])
+    (task,) = json.loads(report.read_text())["tasks"]
+    assert task["score"] is None and "song 'loose-groove': no file" in task["error"]
+
+
 @pytest.mark.parametrize("where, message", [
     ("out", "out is a folder; want a JSON report file ending in .json"),
     ("missing/report.json", "missing/report.json: the folder missing does not exist"),
