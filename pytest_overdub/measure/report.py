@@ -11,6 +11,8 @@ import math
 import sys
 from pathlib import Path
 
+from pytest_overdub.cliargs import Parser
+
 #: Units printed next to each figure in the table.
 UNITS = {
     "lufs": "LUFS",
@@ -30,9 +32,7 @@ UNITS = {
 }
 
 
-def _parser() -> "Parser":
-    from pytest_overdub.cliargs import Parser
-
+def _parser() -> Parser:
     parser = Parser(prog="overdub measure", description="Measure a WAV or FLAC file (SPEC section 7).")
     parser.add_argument("file", help="a WAV or FLAC file soundfile can read")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
