@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run ``overdub``; returns the exit code (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print(_usage())
+        print(_usage(), file=sys.stdout if argv else sys.stderr)  # asked for, or a missing command
         return 0 if argv else 2
     if argv[0] == "--version":
         from . import BENCH_VERSION, __version__
