@@ -2,10 +2,17 @@
 
 Each subcommand lives with the layer it serves and loads only when called, so ``overdub --help`` is
 instant. Every subcommand's ``--help`` explains it with an example.
+
+Exit codes, the same for every subcommand: 0 done (a score at or over the pass line, every validity rule
+held); 1 the work was done and the answer is no (a score under the pass line, a validity rule failed);
+2 bad input, said in one line on stderr (an unknown option, a number out of range, a file that is missing
+or cannot be read or written, a song, task or submission that is not valid); 130 interrupted; 141 the
+reader of the output went away (``overdub list | head -1``), like any program killed by SIGPIPE.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib import import_module
 
@@ -31,14 +38,29 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+def _unknown(name: str) -> str:
+    """One line for a command that does not exist: the closest one, and all of them."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(name, COMMANDS, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown command {name!r}{hint}; commands: {', '.join(COMMANDS)} (see overdub --help)"
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run ``overdub``; returns the exit code (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print(_usage())
+        print(_usage(), file=sys.stdout if argv else sys.stderr)  # asked for, or a missing command
         return 0 if argv else 2
+    if argv[0] == "--version":
+        from . import BENCH_VERSION, __version__
+
+        print(f"pytest-overdub {__version__} ({BENCH_VERSION})")
+        return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        print(f"overdub: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        print(f"overdub: {_unknown(name)}", file=sys.stderr)
         return 2
     module, func = COMMANDS[name][0].split(":")
     from .errors import OverdubError
@@ -47,10 +69,29 @@ def main(argv: list[str] | None = None) -> int:
     freeze_heap_at_exit()  # the interpreter's shutdown collections would walk the scorer's whole heap
 
     try:
-        return int(getattr(import_module(module), func)(rest) or 0)
+        code = int(getattr(import_module(module), func)(rest) or 0)
+        sys.stdout.flush()  # a reader that went away (``| head -1``) shows up here, not at exit
+        return code
     except OverdubError as exc:
         print(f"overdub {name}: {exc}", file=sys.stderr)
         return 2
+    except SystemExit as exc:  # ``--help``
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    except KeyboardInterrupt:
+        print(f"overdub {name}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again on the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout is not a real file (a test's capture)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

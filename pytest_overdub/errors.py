@@ -40,3 +40,7 @@ class TaskError(OverdubError):
 
 class KernelError(OverdubError):
     """A song-defined device kernel that could not be built or that faulted while running."""
+
+
+class UsageError(OverdubError):
+    """A command-line argument outside what is allowed: a bad number, a path that cannot serve."""

@@ -40,7 +40,7 @@ import platform
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NoReturn
 
 import pytest
 
@@ -82,6 +82,7 @@ class Collected:
     bench: dict[str, Any] | None = None
     selected: int = 0
     tasks_collected: bool = False
+    report_error: str | None = None
 
     def entry(self, task_id: str) -> dict[str, Any]:
         return self.tasks.setdefault(task_id, {"checks": [], "rules": []})
@@ -203,7 +204,22 @@ def _opt(config: pytest.Config, name: str) -> Any:
     return config.getoption(name, default=None)
 
 
+def _check_options(config: pytest.Config) -> None:
+    """Refuse option combinations that cannot mean what was asked (a usage error, before any work)."""
+    for name, want in (("submission", "a submission file"), ("tasks", "a tasks folder"),
+                       ("report", "a JSON report file")):
+        if _opt(config, f"overdub_{name}") == "":  # an unset CI variable: not the same as no option
+            raise pytest.UsageError(f"--overdub-{name} is empty; want {want}")
+    sub, report = _opt(config, "overdub_submission"), _opt(config, "overdub_report")
+    if sub and _opt(config, "overdub_self_check"):
+        raise pytest.UsageError("--overdub-self-check scores the bench's own answers, --overdub-submission "
+                                "scores one answer; give one of them")
+    if sub and report and Path(sub).resolve() == Path(report).resolve():
+        raise pytest.UsageError(f"--overdub-report={report} would overwrite the submission; want another file")
+
+
 def _resolve_mode(config: pytest.Config) -> Mode | None:
+    _check_options(config)
     sub_arg = _opt(config, "overdub_submission")
     self_check = bool(_opt(config, "overdub_self_check"))
     tasks_dir = _named_tasks_dir(config)
@@ -218,6 +234,9 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
             from .bench.tasks import bundled_bench
 
             tasks_dir = bundled_bench().tasks_dir.resolve()
+        elif _opt(config, "overdub_report"):
+            raise pytest.UsageError("--overdub-report: nothing here to report on; give --overdub-submission=PATH, "
+                                    "--overdub-self-check or --overdub-tasks=DIR, or run in a bench checkout")
         else:
             return None
     mode = Mode(kind="submission" if sub_arg else "self-check", tasks_dir=tasks_dir,
@@ -225,7 +244,7 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
                 trusted=True if _opt(config, "overdub_trust_kernels") else None)
     report = _opt(config, "overdub_report")
     if report:
-        mode.report_path = Path(report).resolve()
+        mode.report_path = _report_path(config, report)
     if sub_arg:
         from .errors import OverdubError
         from .song.submission import load_submission
@@ -236,6 +255,20 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
         except OverdubError as exc:
             raise pytest.UsageError(f"--overdub-submission={sub_arg}: {exc}") from None
     return mode
+
+
+def _report_path(config: pytest.Config, text: str) -> Path:
+    """``--overdub-report``'s path, checked now (a folder, a missing folder, a place that cannot be written,
+    not ``.json``: a usage error before anything is scored). xdist workers never write it."""
+    if not hasattr(config, "workerinput"):
+        from .cliargs import output_file
+        from .errors import UsageError
+
+        try:
+            output_file(text, what="JSON report file", suffixes=(".json",))
+        except UsageError as exc:
+            raise pytest.UsageError(f"--overdub-report={text}: {exc}") from None
+    return Path(text).resolve()
 
 
 def _named_tasks_dir(config: pytest.Config) -> Path | None:
@@ -347,6 +380,7 @@ class Task(pytest.Collector):
         self.mode: Mode = self.config.stash[MODE_KEY]
         self._cache: dict[str, Any] = {}
         self.detail_sent = False
+        self.error_item: str | None = None  # the node id of the item that reported the task's error
         self.add_marker("overdub")
         self.add_marker(task.family)
 
@@ -418,8 +452,28 @@ class _OverdubItem(pytest.Item):
     def _send_detail(self, result: Any, *, always: bool = False) -> None:
         task = self.parent
         if always or not task.detail_sent:
-            self._prop("overdub.task", json.dumps(task.task_detail(result)))
+            self._prop("overdub.task", json.dumps(task.task_detail(result), allow_nan=False))
             task.detail_sent = True
+
+    def _result(self) -> Any:
+        """The task's result; a task that cannot be scored fails here (see :meth:`_fail_task`)."""
+        try:
+            return self.parent.result()
+        except OverdubFailure as exc:
+            if not self.parent.detail_sent:
+                detail = {**self.parent.task_detail(None), "score": None, "error": str(exc)}
+                self._prop("overdub.task", json.dumps(detail, allow_nan=False))
+                self.parent.detail_sent = True
+            self._fail_task("the task could not be scored", str(exc))
+
+    def _fail_task(self, what: str, story: str) -> NoReturn:
+        """Fail because the task has an error (``story`` holds it): the task's first item to run tells the
+        story, the others point to that item, so the error is said once per task."""
+        task = self.parent
+        if task.error_item is None:
+            task.error_item = self.nodeid
+            raise OverdubFailure(f"{self.name}: not scored: {what}\n{story}")
+        raise OverdubFailure(f"{self.name}: not scored: {what} (see {task.error_item})")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, OverdubFailure):
@@ -451,15 +505,20 @@ class CheckItem(_OverdubItem):
     def runtest(self) -> None:
         from .bench.report import result_to_dict
 
-        result = self.parent.result()
+        result = self._result()
         self._send_detail(result)
         check = result.check(self.check_id)
         data = next(c for c in result_to_dict(result)["checks"] if c["id"] == self.check_id)
-        self._prop("value", data["value"])
+        if data["value"] is not None:
+            self._prop("value", data["value"])
         self._prop("unit", data["unit"])
         self._prop("target", json.dumps(data["target"]))
         self._prop("score", data["score"])
-        self._prop("overdub.check", json.dumps({"task": result.task, **data}))
+        if data["error"]:
+            self._prop("error", data["error"])
+        self._prop("overdub.check", json.dumps({"task": result.task, **data}, allow_nan=False))
+        if result.error:
+            self._fail_task(_what(result), self._context(result))
         if check.score < 1.0:
             raise OverdubFailure(f"{self.check_id}: {check.line()}\n{self._context(result)}")
 
@@ -468,14 +527,22 @@ class ScoreItem(_OverdubItem):
     """The task's score against the pass line (``--overdub-pass``)."""
 
     def runtest(self) -> None:
-        result = self.parent.result()
+        result = self._result()
         self._send_detail(result, always=True)
         self._prop("score", result.score)
+        if result.error:
+            self._fail_task(_what(result), self._context(result))
         line = self.parent.mode.pass_line
         if result.score < line:
             text = "\n".join(f"  {c.line()}" for c in result.checks)
             raise OverdubFailure(f"{result.task} scores {result.score:.3f}, under the pass line {line:g}\n"
                                  f"{text}\n{self._context(result)}")
+
+
+def _what(result: Any) -> str:
+    """Why a task with an error was not scored, in a few words."""
+    refused = result.error.startswith("submission refused")
+    return "the submission was refused" if refused else "the task could not be scored"
 
 
 class RuleItem(_OverdubItem):
@@ -607,9 +674,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     mode = config.stash.get(MODE_KEY, None)
     if mode is None or hasattr(config, "workerinput") or mode.report_path is None:
         return
-    report = build_report(config)
-    mode.report_path.parent.mkdir(parents=True, exist_ok=True)
-    mode.report_path.write_text(json.dumps(report, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    text = json.dumps(build_report(config), indent=2, allow_nan=False) + "\n"  # NaN is a bug: fail loudly
+    try:
+        mode.report_path.write_text(text, encoding="utf-8")
+    except OSError as exc:  # checked at configure time, so something changed since: say so, keep the summary
+        config.stash[COLLECTED_KEY].report_error = f"cannot write the report {mode.report_path}: {exc.strerror}"
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
 
 @pytest.hookimpl(trylast=True)
@@ -628,6 +699,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         return
     collected = config.stash[COLLECTED_KEY]
     tr = terminalreporter
+    if collected.report_error:
+        tr.write_line(f"overdub: {collected.report_error}", red=True)
     keyword = config.getoption("keyword", default="")
     if collected.tasks_collected and not collected.selected and keyword:
         tr.write_sep("-", "overdub")

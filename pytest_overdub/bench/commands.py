@@ -1,23 +1,43 @@
-"""``overdub list``, ``overdub start`` and ``overdub score``: the scorer without pytest."""
+"""``overdub list``, ``overdub start`` and ``overdub score``: the scorer without pytest.
+
+Each ``*_main(argv)`` returns an exit code or raises an :class:`~pytest_overdub.errors.OverdubError` that
+:mod:`pytest_overdub.cli` prints as one line (exit 2); paths and numbers are checked before any work.
+"""
 
 from __future__ import annotations
 
-import argparse
 import json
 import textwrap
 from pathlib import Path
 
+from ..cliargs import Parser, arg, float_in, input_file, output_file
+from ..errors import OverdubError, UsageError
 from .tasks import Bench, bundled_bench
 
+BENCH_HELP = "a bench folder: tasks/<id>.json, songs/, oracles/, near_misses/ (default: the bundled bench)"
 
-def _bench(path: Path | None) -> Bench:
-    return Bench(path.resolve()) if path else bundled_bench()
+
+def bench_dir(text: str) -> Bench:
+    """The bench at ``text``: an existing folder holding ``tasks/`` with at least one task file."""
+    path = Path(text)
+    want = "want a bench folder holding tasks/<id>.json and songs/"
+    if not path.exists():
+        raise UsageError(f"{text}: no such folder; {want}")
+    if not path.is_dir():
+        raise UsageError(f"{text} is a file; {want}")
+    if not any((path / "tasks").glob("*.json")):
+        raise UsageError(f"{text} has no task files in {path / 'tasks'}; {want}")
+    return Bench(path.resolve())
+
+
+def _bench(bench: Bench | None) -> Bench:
+    return bench if bench is not None else bundled_bench()
 
 
 def list_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="overdub list", description="List the tasks and their instructions.",
-                                     epilog="example: overdub list --bench ../my-tasks")
-    parser.add_argument("--bench", type=Path, help="a directory with tasks/ and songs/")
+    parser = Parser(prog="overdub list", description="List the tasks and their instructions.",
+                    epilog="example: overdub list --bench ../my-tasks")
+    parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
     args = parser.parse_args(argv)
     bench = _bench(args.bench)
     for tid in bench.task_ids():
@@ -28,12 +48,13 @@ def list_main(argv: list[str]) -> int:
 
 
 def start_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="overdub start",
-                                     description="Write the song an agent is handed for a task (setup applied).",
-                                     epilog="example: overdub start mix-chorus-lift --out start.json")
+    parser = Parser(prog="overdub start",
+                    description="Write the song an agent is handed for a task (setup applied).",
+                    epilog="example: overdub start mix-chorus-lift --out start.json")
     parser.add_argument("task")
-    parser.add_argument("--out", type=Path, help="where to write the song (default: print it)")
-    parser.add_argument("--bench", type=Path)
+    parser.add_argument("--out", type=arg(output_file, what="song file", suffixes=(".json",)),
+                        help="where to write the song, a .json file (default: print it)")
+    parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
     args = parser.parse_args(argv)
     from ..song.model import dumps_song
     from .tasks import start_song
@@ -41,7 +62,10 @@ def start_main(argv: list[str]) -> int:
     bench = _bench(args.bench)
     text = dumps_song(start_song(bench.task(args.task), bench=bench))
     if args.out:
-        args.out.write_text(text, encoding="utf-8")
+        try:
+            args.out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise OverdubError(f"--out {args.out}: cannot write: {exc.strerror}") from None
         print(f"wrote {args.out}")
     else:
         print(text, end="")
@@ -49,21 +73,22 @@ def start_main(argv: list[str]) -> int:
 
 
 def score_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="overdub score",
         description="Score a submission (ops, {ops}, transactions, a tool-call log or a whole song) on a "
-                    "task. Exit 0 when the score reaches --pass.",
+                    "task. Exit 0 when the score reaches --pass, 1 under it, 2 on bad input.",
         epilog="example: overdub score mix-chorus-lift ops.json --json")
     parser.add_argument("task")
-    parser.add_argument("submission", type=Path)
-    parser.add_argument("--bench", type=Path)
+    parser.add_argument("submission", type=arg(input_file, what="submission file (JSON)"))
+    parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--pass", dest="pass_line", type=float, default=0.9)
+    parser.add_argument("--pass", dest="pass_line", type=arg(float_in, lo=0.0, hi=1.0, what="a task score"),
+                        default=0.9, help="the score that passes, 0..1 (default 0.9)")
     parser.add_argument("--trust-kernels", action="store_true",
                         help="run song-defined devices in-process instead of the sandbox")
     args = parser.parse_args(argv)
     from ..song.submission import load_submission
-    from .report import result_to_dict
+    from .report import dumps_json, result_to_dict
     from .tasks import score_task
 
     bench = _bench(args.bench)
@@ -71,7 +96,7 @@ def score_main(argv: list[str]) -> int:
     submission = load_submission(args.submission)  # a file that cannot be read is an error (exit 2)
     result = score_task(task, submission, bench=bench, trusted=True if args.trust_kernels else None)
     if args.json:
-        print(json.dumps(result_to_dict(result), indent=2))
+        print(dumps_json(result_to_dict(result)))
     else:
         print(result.text())
     return 0 if result.score >= args.pass_line else 1

@@ -9,7 +9,6 @@ through ``overdub run`` (oracle, baseline, near misses, repeat); the exit status
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -51,13 +50,16 @@ def _song_of(task_path: Path) -> str | None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    from ..cliargs import Parser, arg, int_in
+
+    parser = Parser(
         prog="overdub check-changed",
         description="Run the bench's self-check for the tasks that changed files touch (tasks, songs, oracles, "
                     "near misses). Used by the pre-commit hook `overdub-self-check`.",
         epilog="example: overdub check-changed tasks/mix-chorus-lift.json songs/night-shift.json")
     parser.add_argument("files", nargs="*", type=Path)
-    parser.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: overdub run's)")
+    parser.add_argument("-j", "--jobs", type=arg(int_in, lo=1, what="a number of worker processes"),
+                        default=None, help="worker processes (default: overdub run's)")
     args = parser.parse_args(argv)
     root = bench_root(args.files)
     ids = task_ids_for(args.files, root=root)

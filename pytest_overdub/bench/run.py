@@ -7,13 +7,14 @@ each worker renders its tasks with its own stem cache. Exit status 0 when every 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from ..cliargs import Parser, arg, int_in
+from .commands import BENCH_HELP, bench_dir
 from .tasks import Bench, bundled_bench
 
 
@@ -49,15 +50,15 @@ def _table(rows: list[dict]) -> str:
             f"{v['rule']}: {v['message']}" for v in row["verdicts"] if not v["ok"])
         nm = ", ".join(f"{v['rule'][5:]} {v['score']:.3f}" for v in near) or "-"
         lines.append(f"{row['task']:<28} {by['oracle']['score']:>7.3f} {by['baseline']['score']:>9.3f}  {nm}{flag}")
-    mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
+    mean = lambda xs: f"{sum(xs) / len(xs):.3f}" if xs else "-"  # noqa: E731
     lines.append("-" * len(head))
-    lines.append(f"{'mean':<28} {mean(cols['oracle']):>7.3f} {mean(cols['baseline']):>9.3f}  "
-                 f"{mean(cols['near']):.3f} over {len(cols['near'])}")
+    lines.append(f"{'mean':<28} {mean(cols['oracle']):>7} {mean(cols['baseline']):>9}  "
+                 f"{mean(cols['near'])} over {len(cols['near'])}")
     return "\n".join(lines)
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="overdub run",
         description="Score every task's oracle, do-nothing baseline and near misses, check that scores "
                     "repeat, and print the table. Exit 1 if a validity rule fails.",
@@ -66,24 +67,28 @@ def main(argv: list[str]) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("tasks", nargs="*", help="task ids (default: all)")
-    parser.add_argument("--bench", type=Path, help="a directory with tasks/, songs/, oracles/, near_misses/")
-    parser.add_argument("-j", "--jobs", type=int, default=min(4, os.cpu_count() or 1))
+    parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
+    parser.add_argument("-j", "--jobs", type=arg(int_in, lo=1, what="a number of worker processes"),
+                        default=min(4, os.cpu_count() or 1),
+                        help="worker processes, at most one per task (default: cores, at most 4)")
     parser.add_argument("--no-repeat", action="store_true", help="skip the repeatability rescoring")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args(argv)
-    bench = Bench(args.bench.resolve()) if args.bench else bundled_bench()
+    bench = args.bench or bundled_bench()
     ids = args.tasks or bench.task_ids()
     for t in ids:
         bench.task(t)  # a clear error for an unknown id before any work starts
     t0 = time.perf_counter()
     if args.jobs > 1 and len(ids) > 1:
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        with ProcessPoolExecutor(max_workers=min(args.jobs, len(ids))) as pool:
             rows = list(pool.map(_task_rows, [str(bench.root)] * len(ids), ids, [not args.no_repeat] * len(ids)))
     else:
         rows = [_task_rows(str(bench.root), t, not args.no_repeat) for t in ids]
     wall = time.perf_counter() - t0
     if args.json:
-        print(json.dumps({"rows": rows, "seconds": round(wall, 2)}, indent=2))
+        from .report import dumps_json
+
+        print(dumps_json({"rows": rows, "seconds": round(wall, 2)}))
     else:
         print(_table(rows))
         print(f"\n{len(ids)} tasks in {wall:.1f} s")

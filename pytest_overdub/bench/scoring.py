@@ -45,16 +45,23 @@ class CheckResult:
     error: str | None = None
     detail: str | None = None
 
-    def line(self) -> str:
-        """``1.00 w3  Chorus loudness minus verse loudness: 2.12 LU (want [1.5, 3] ±1.5)``."""
+    def line(self, *, task_error: str | None = None) -> str:
+        """``1.00 w3  Chorus loudness minus verse loudness: 2.12 LU (want [1.5, 3] ±1.5)``.
+
+        A check without a value (NaN) reads ``not scored`` when it has an error, else ``no value``, never
+        ``NaN LU``; its error follows unless it is ``task_error``, the task's own, which the task says once.
+        """
         tag = "gate" if self.gate else f"w{_g(self.weight if self.weight is not None else 1)}"
-        unit = f" {self.unit}" if self.unit else ""
         lo, hi = self.target
         want = f"[{'…' if lo is None else _g(lo)}, {'…' if hi is None else _g(hi)}]"
         if self.soft:
             want += f" ±{_g(self.soft)}"
-        text = f"{self.score:.2f} {tag:<4}  {self.label}: {format_value(self.value)}{unit} (want {want})"
-        if self.error:
+        if self.value is None or math.isnan(self.value):
+            shown = "not scored" if self.error else "no value"
+        else:
+            shown = format_value(self.value) + (f" {self.unit}" if self.unit else "")
+        text = f"{self.score:.2f} {tag:<4}  {self.label}: {shown} (want {want})"
+        if self.error and self.error != task_error:
             text += f"  ERROR: {self.error}"
         return text
 
@@ -81,7 +88,7 @@ class TaskResult:
         lines = [f"{self.task}  {self.score:.3f}  ({self.title})"]
         if self.error:
             lines.append(f"  ERROR: {self.error}")
-        lines += [f"  {c.line()}" for c in self.checks]
+        lines += [f"  {c.line(task_error=self.error)}" for c in self.checks]
         lines += [f"  warning: {w}" for w in self.warnings]
         return "\n".join(lines)
 

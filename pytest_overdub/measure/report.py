@@ -1,14 +1,17 @@
 """``overdub measure FILE [--json]``: every figure of a WAV or FLAC file as a table or as JSON.
 
-Exit codes: 0 measured; 2 the file is missing, unreadable, or not a signal the meters accept (one line on
-stderr says which and why).
+Exit codes: 0 measured; 2 the file is missing, a folder, unreadable, or not a signal the meters accept (one
+line on stderr says which and why). ``--json`` is always valid JSON: a figure that is not finite is ``null``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
+import math
 import sys
+from pathlib import Path
+
+from pytest_overdub.cliargs import Parser
 
 #: Units printed next to each figure in the table.
 UNITS = {
@@ -29,8 +32,8 @@ UNITS = {
 }
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="overdub measure", description="Measure a WAV or FLAC file (docs/meters.md).")
+def _parser() -> Parser:
+    parser = Parser(prog="overdub measure", description="Measure a WAV or FLAC file (docs/meters.md).")
     parser.add_argument("file", help="a WAV or FLAC file soundfile can read")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     return parser
@@ -49,10 +52,15 @@ def format_table(figures: dict[str, object]) -> str:
 
 def main(argv: list[str]) -> int:
     """Run ``overdub measure``; returns the exit code."""
+    from pytest_overdub.errors import UsageError
+
     try:
         args = _parser().parse_args(argv)
-    except SystemExit as exc:  # argparse has printed its usage message
+    except SystemExit as exc:  # --help
         return int(exc.code or 0)
+    except UsageError as exc:
+        print(f"overdub measure: {exc}", file=sys.stderr)
+        return 2
     import soundfile
 
     from pytest_overdub.errors import MeasureError
@@ -61,7 +69,8 @@ def main(argv: list[str]) -> int:
     try:
         data, sr = soundfile.read(args.file, dtype="float64", always_2d=True)
     except Exception as exc:  # soundfile raises RuntimeError/LibsndfileError/OSError variants
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        reason = _unreadable(Path(args.file)) or (
+            (str(exc).splitlines()[0].rstrip(".") if str(exc) else type(exc).__name__) + "; want a WAV or FLAC file")
         print(f"overdub measure: cannot read {args.file!r}: {reason}", file=sys.stderr)
         return 2
     try:
@@ -69,8 +78,35 @@ def main(argv: list[str]) -> int:
     except MeasureError as exc:
         print(f"overdub measure: cannot measure {args.file!r}: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(figures, indent=2) if args.json else format_table(figures))
+    if args.json:
+        print(json.dumps(_finite(figures), indent=2, allow_nan=False))
+    else:
+        print(format_table(figures))
     return 0
+
+
+def _finite(value: object) -> object:
+    """``value`` with every float that is not finite replaced by None, at any depth."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _unreadable(path: Path) -> str | None:
+    """Why ``path`` cannot be opened at all (missing, a folder, no permission), or None when it can."""
+    if not path.exists():
+        return "no such file; want a WAV or FLAC file"
+    if path.is_dir():
+        return "it is a folder; want a WAV or FLAC file"
+    try:
+        path.open("rb").close()
+    except OSError as exc:
+        return f"cannot open: {exc.strerror}"
+    return None
 
 
 if __name__ == "__main__":  # pragma: no cover

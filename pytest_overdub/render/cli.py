@@ -1,7 +1,8 @@
 """``overdub render`` and ``overdub devices``: hear what the bench heard, and read the device tables.
 
-``main(argv)`` and ``devices_main(argv)`` take the arguments after the subcommand's name and return an
-exit code (0 on success, 2 on bad input); :mod:`pytest_overdub.cli` dispatches to them.
+``main(argv)`` and ``devices_main(argv)`` take the arguments after the subcommand's name and return 0, or
+raise an :class:`~pytest_overdub.errors.OverdubError` that :mod:`pytest_overdub.cli` prints as one line
+(exit 2). Every path and number is checked before the render starts (see :mod:`pytest_overdub.cliargs`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,14 @@ import re
 import sys
 from pathlib import Path
 
+from ..cliargs import Parser, arg, input_file, int_in, output_dir, output_file
 from ..devices.params import HOUSE_SPECS, DeviceSpec, Param
-from ..errors import DeviceError, RenderError
+from ..errors import DeviceError, RenderError, UsageError
+
+#: Sample rates ``--sr`` accepts, inclusive (the meters' range).
+MIN_SR, MAX_SR = 8000, 384000
+#: What ``-o`` may end in, which picks the format (both hold 24-bit PCM).
+AUDIO_SUFFIXES = (".wav", ".flac")
 
 _RENDER_EPILOG = """examples:
   overdub render songs/night-shift.json -o mix.wav
@@ -25,13 +32,16 @@ NN-<track name>.wav. With --tracks exactly those tracks are heard and mute and s
 
 
 def _render_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="overdub render", description="Render a song to a 24-bit WAV.",
-                                epilog=_RENDER_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("song", help="an overdub/0 song file (JSON)")
-    p.add_argument("-o", "--out", required=True, help="the WAV file to write")
-    p.add_argument("--stems", metavar="DIR", help="also write each heard track's stem into DIR")
+    p = Parser(prog="overdub render", description="Render a song to a 24-bit WAV.",
+               epilog=_RENDER_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("song", type=arg(input_file, what="song file (JSON)"), help="an overdub/0 song file (JSON)")
+    p.add_argument("-o", "--out", required=True, type=arg(output_file, what="file", suffixes=AUDIO_SUFFIXES),
+                   help="the WAV (or FLAC) file to write")
+    p.add_argument("--stems", metavar="DIR", type=arg(output_dir, what="folder for the stems"),
+                   help="also write each heard track's stem into DIR (made if missing)")
     p.add_argument("--tracks", nargs="+", metavar="TRACK", help="render only these tracks (ids or names)")
-    p.add_argument("--sr", type=int, default=48000, help="sample rate in Hz (default 48000)")
+    p.add_argument("--sr", type=arg(int_in, lo=MIN_SR, hi=MAX_SR, what="a sample rate", unit="Hz"), default=48000,
+                   help=f"sample rate in Hz, {MIN_SR}..{MAX_SR} (default 48000)")
     p.add_argument("--trust-kernels", action="store_true",
                    help="run song-defined device kernels in this process instead of the sandbox")
     return p
@@ -45,25 +55,30 @@ def _write_wav(path: Path, audio, sr: int) -> None:
     import soundfile as sf
 
     try:
-        sf.write(str(path), audio.T, sr, subtype="PCM_24")
+        kind = "FLAC" if path.suffix.lower() == ".flac" else "WAV"  # WAV also into a device such as /dev/null
+        sf.write(str(path), audio.T, sr, format=kind, subtype="PCM_24")
     except (OSError, RuntimeError, sf.LibsndfileError) as exc:
-        raise RenderError(f"{path}: cannot write the WAV: {exc}") from None
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise RenderError(f"{path}: cannot write the audio file: {reason}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _render_parser().parse_args(argv)
+    if args.stems and args.stems.resolve() == args.out.resolve():
+        raise UsageError(f"--stems {args.stems} is the mix file -o {args.out}; want a folder of its own")
     from ..song.model import load_song
     from .engine import render
 
     song = load_song(args.song)
     result = render(song, sr=args.sr, tracks=args.tracks, trust_kernels=True if args.trust_kernels else None)
-    out = Path(args.out)
-    if out.parent and not out.parent.exists():
-        raise RenderError(f"{out}: the folder {out.parent} does not exist")
+    out: Path = args.out
     _write_wav(out, result.mix, result.sr)
     if args.stems:
-        folder = Path(args.stems)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder: Path = args.stems
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RenderError(f"--stems {folder}: cannot make the folder: {exc.strerror}") from None
         for pos, tr in enumerate(song.tracks):
             if tr.id in result.stems:
                 _write_wav(folder / f"{pos:02d}-{_slug(tr.name or tr.id)}.wav", result.stems[tr.id], result.sr)
@@ -103,10 +118,10 @@ def _spec_json(spec: DeviceSpec) -> dict:
 
 
 def devices_main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="overdub devices",
-                                description="List the house devices and their parameter tables.",
-                                epilog="example:\n  overdub devices core.delay core.verb\n  overdub devices --json",
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="overdub devices",
+               description="List the house devices and their parameter tables.",
+               epilog="example:\n  overdub devices core.delay core.verb\n  overdub devices --json",
+               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("ids", nargs="*", help="only these device ids (default: every house device)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text tables")
     args = p.parse_args(argv)
@@ -116,7 +131,7 @@ def devices_main(argv: list[str] | None = None) -> int:
                            f"{', '.join(HOUSE_SPECS)}")
     specs = [HOUSE_SPECS[i] for i in (args.ids or HOUSE_SPECS)]
     if args.json:
-        print(json.dumps([_spec_json(s) for s in specs], indent=2))
+        print(json.dumps([_spec_json(s) for s in specs], indent=2, allow_nan=False))
     else:
         print("\n\n".join(format_device_table(s) for s in specs))
     return 0

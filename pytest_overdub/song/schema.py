@@ -66,14 +66,14 @@ SCHEMAS = {"song": song_schema, "ops": ops_schema, "task": task_schema}
 
 
 def main(argv: list[str]) -> int:
-    import argparse
+    from ..cliargs import Parser
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="overdub schema",
         description="Print the JSON Schema of a file kind.",
         epilog="example: overdub schema song > song.schema.json",
     )
     parser.add_argument("kind", choices=sorted(SCHEMAS))
     args = parser.parse_args(argv)
-    print(json.dumps(SCHEMAS[args.kind](), indent=2))
+    print(json.dumps(SCHEMAS[args.kind](), indent=2, allow_nan=False))
     return 0

@@ -187,14 +187,95 @@ def test_bad_submission_is_one_usage_error(pytester, bench, content, message):
     assert "Traceback" not in res.stderr.str()
 
 
-def test_refused_submission_fails_each_item_with_one_line(pytester, bench):
+def test_refused_submission_says_its_error_once_per_task(pytester, bench):
     path = pytester.path / "nobody.json"
     path.write_text(json.dumps([{"type": "track.set", "track": "Nobody", "patch": {"gain": -3}}]), encoding="utf-8")
-    res = _run(pytester, f"--overdub-submission={path}", "-k", QUANT)
+    report = pytester.path / "report.json"
+    res = _run(pytester, f"--overdub-submission={path}", "-k", QUANT, f"--overdub-report={report}")
     res.assert_outcomes(failed=7)
     text = res.stdout.str()
-    assert text.count("submission refused") >= 7 and "Nobody" in text
-    assert "Traceback" not in text
+    first = f"tasks/{QUANT}.json::{QUANT}::tight"
+    assert text.count('track = "Nobody"') == 1 and text.count("submission refused: transaction 0") == 1
+    assert "tight: not scored: the submission was refused\n" in text
+    for item in ("swing", "hits", "kicks", "bass", "clean", "score"):
+        assert f"{item}: not scored: the submission was refused (see {first})" in text
+    assert "NaN" not in text and "Traceback" not in text
+
+    def refuse(name):
+        raise AssertionError(f"{name} in the report")
+
+    (task,) = json.loads(report.read_text(), parse_constant=refuse)["tasks"]
+    assert task["score"] == 0.0 and task["error"].startswith("submission refused")
+    assert [c["value"] for c in task["checks"]] == [None] * 6
+    assert all(c["error"] == task["error"] for c in task["checks"])
+
+
+def test_task_that_cannot_be_scored_says_why_once(pytester, bench):
+    (pytester.path / "songs" / "loose-groove.json").unlink()
+    sub = pytester.path / "ops.json"
+    sub.write_text("[]", encoding="utf-8")
+    report = pytester.path / "report.json"
+    res = _run(pytester, f"--overdub-submission={sub}", "-k", QUANT, f"--overdub-report={report}")
+    res.assert_outcomes(failed=7)
+    text = res.stdout.str()
+    assert text.count("song 'loose-groove': no file") == 1
+    assert text.count(f"not scored: the task could not be scored (see tasks/{QUANT}.json::{QUANT}::tight)") == 6
+    res.stdout.fnmatch_lines([f"{QUANT}*-  (not scored)"])
+    (task,) = json.loads(report.read_text())["tasks"]
+    assert task["score"] is None and "song 'loose-groove': no file" in task["error"]
+
+
+@pytest.mark.parametrize("where, message", [
+    ("out", "out is a folder; want a JSON report file ending in .json"),
+    ("missing/report.json", "missing/report.json: the folder missing does not exist"),
+    ("out/report.txt", "out/report.txt has extension '.txt'; want a JSON report file ending in .json"),
+])
+def test_report_path_is_checked_before_anything_is_scored(pytester, bench, solved_song, where, message):
+    (pytester.path / "out").mkdir()
+    res = _run(pytester, f"--overdub-submission={solved_song}", f"--overdub-report={where}")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    assert res.stderr.lines[0] == f"ERROR: --overdub-report={where}: {message}"
+    assert "Traceback" not in res.stderr.str() and "collected" not in res.stdout.str()
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--overdub-submission=",), "--overdub-submission is empty; want a submission file"),
+    (("--overdub-tasks=",), "--overdub-tasks is empty; want a tasks folder"),
+    (("--overdub-self-check", "--overdub-report="), "--overdub-report is empty; want a JSON report file"),
+    (("--overdub-submission=ops.json", "--overdub-self-check"),
+     "--overdub-self-check scores the bench's own answers, --overdub-submission scores one answer; give one of them"),
+    (("--overdub-submission=ops.json", "--overdub-report=./ops.json"),
+     "--overdub-report=./ops.json would overwrite the submission; want another file"),
+])
+def test_options_that_cannot_mean_what_was_asked(pytester, bench, args, message):
+    (pytester.path / "ops.json").write_text("[]", encoding="utf-8")
+    res = _run(pytester, *args)
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    assert res.stderr.lines[0] == f"ERROR: {message}"
+
+
+def test_a_report_with_nothing_to_report_on(pytester):
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    res = _run(pytester, "--overdub-report=report.json")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    assert res.stderr.lines[0].startswith("ERROR: --overdub-report: nothing here to report on; give "
+                                          "--overdub-submission=PATH, --overdub-self-check or --overdub-tasks=DIR")
+
+
+def test_report_that_cannot_be_written_at_the_end_keeps_the_summary(pytester, bench, solved_song):
+    (pytester.path / "out").mkdir()
+    pytester.makeconftest("""
+        import shutil, pytest
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_sessionfinish(session):
+            shutil.rmtree("out")  # the report's folder goes away while the tasks are scored
+    """)
+    res = _run(pytester, f"--overdub-submission={solved_song}", "--overdub-report=out/report.json", "-k", QUANT)
+    res.stdout.fnmatch_lines([f"overdub: cannot write the report {pytester.path}/out/report.json: "
+                              "No such file or directory", f"{QUANT}*pass", "*7 passed*"])
+    assert res.ret == pytest.ExitCode.INTERNAL_ERROR
+    assert "Traceback" not in res.stdout.str() + res.stderr.str()
 
 
 def test_unknown_task_in_k(pytester, bench):
