@@ -94,7 +94,7 @@ class Measurement:
 def measure(x: np.ndarray, *, sr: int) -> Measurement:
     """Measure a ``(channels, n)`` or ``(n,)`` float signal: every figure of SPEC section 7."""
     from pytest_overdub.measure import loudness
-    from pytest_overdub.measure.key import chroma_of_mono, key_from_chroma, mono_f32
+    from pytest_overdub.measure.key import key_of_mono, mono_f32
     from pytest_overdub.measure.onsets import onset_times_of
     from pytest_overdub.measure.peak import _true_peak_linear
     from pytest_overdub.measure.spectrum import BANDS, spectrum_of
@@ -109,7 +109,7 @@ def measure(x: np.ndarray, *, sr: int) -> Measurement:
     rms_power = (dots[0] + (dots[1] if arr.shape[0] == 2 else 0.0)) / arr.size
     spectrum = spectrum_of(arr, sr=rate)
     mono = mono_f32(arr)
-    key = key_from_chroma(chroma_of_mono(mono, sr=rate))
+    key = key_of_mono(mono, sr=rate)
     duration_s = arr.shape[1] / rate
     return Measurement(
         lufs=loudness.integrated_from(seg),
