@@ -30,6 +30,8 @@ Conventions (all rates; sizes in samples scale with the rate):
   the other 23 keys with its correlation (it can be higher than the confidence when the tonic step chose
   the relative). Silence reads C major with confidence 0 and runner-up C minor with confidence 0.
 * Roots are spelled with sharps: C C# D D# E F F# G G# A A# B.
+* A signal under 2 s (a bar of 4/4 at 120 bpm) is refused (:class:`~pytest_overdub.errors.TooShortError`):
+  a key is heard over a few chords, not within one.
 
 librosa has no key estimator; its ``chroma_stft`` spreads every bin (noise included) over neighbouring
 pitch classes with a Gaussian, while this counts spectral peaks only.
@@ -42,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pytest_overdub.measure._input import as_signal
+from pytest_overdub.measure.minimums import require
 
 PITCH_CLASSES = ("C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B")
 #: Albrecht and Shanahan (2013), tonic first.
@@ -196,6 +199,7 @@ def key_from_chroma(c: np.ndarray, tonic: np.ndarray | None = None) -> KeyEstima
 
 def key_of_mono(mono: np.ndarray, *, sr: int) -> KeyEstimate:
     """The key of an already summed float32 mono signal (see :func:`mono_f32`)."""
+    require("key", mono.shape[0], sr)
     pc = peak_chroma(mono, sr=sr)
     return key_from_chroma(profile_chroma(pc), tonic_evidence(pc, sr=sr))
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pytest_overdub.errors import TooShortError
 from pytest_overdub.measure import detect_key
 from pytest_overdub.measure.key import MAJOR_PROFILE, MINOR_PROFILE, PITCH_CLASSES, key_from_chroma, peak_chroma
 
@@ -186,3 +187,7 @@ def test_single_major_triad_reads_its_major_key(pc):
     k = detect_key(tone([60 + pc, 64 + pc, 67 + pc], 3.0), sr=SR)
     assert (k.root, k.scale) == (PITCH_CLASSES[pc], "major")
 
+
+def test_under_two_seconds_is_refused():
+    with pytest.raises(TooShortError, match=r"^too short for the key: 1.9 s, needs 2 s$"):
+        detect_key(tone([60, 64, 67], 1.9), sr=SR)
