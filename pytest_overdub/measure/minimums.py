@@ -2,24 +2,16 @@
 
 The rule: a figure needs one whole window of what it is defined over, never a partial one.
 
-==========================  =====================  ==============================================
-figure                      needs                  why
-==========================  =====================  ==============================================
-``lufs``, momentary series  400 ms                 one BS.1770-4 gating block
-``lufsShortMax``, ``lra``,  3 s                    one short-term window (EBU Tech 3342 reads the
-short-term series                                  range off short-term loudness)
-``truePeak``                12 samples             the interpolator's span (12 taps per phase)
-``bandRel.*``, ``band.*``,  4096 samples           one FFT frame of the long-term spectrum
-``centroid``
-``correlation``,            50 ms                  one period of 20 Hz, the lowest audible
-``sideDb``, ``side.*``                             frequency: shorter, the figure depends on where
-                                                   a low cycle was cut
-``onsetsPerSec``            500 ms                 the adaptive threshold's median window
-key                         2 s                    a bar of 4/4 at 120 bpm: a key is heard over
-                                                   chords, not within one
-``peak``, ``rms``,          1 sample               defined on any signal
-``crest``
-==========================  =====================  ==============================================
+* ``lufs`` and the momentary series: 400 ms, one BS.1770-4 gating block.
+* ``lufsShortMax``, ``lra`` and the short-term series: 3 s, one short-term window (EBU Tech 3342 reads the
+  range off short-term loudness).
+* ``truePeak``: 12 samples, the interpolator's span (12 taps per phase).
+* ``bandRel.*``, ``band.*``, ``centroid``: 4096 samples, one FFT frame of the long-term spectrum.
+* ``correlation``, ``sideDb``, ``side.*``: 50 ms, one period of 20 Hz, the lowest audible frequency
+  (shorter, the figure depends on where a low cycle was cut).
+* ``onsetsPerSec``: 500 ms, the adaptive threshold's median window.
+* the key: 2 s, a bar of 4/4 at 120 bpm (a key is heard over chords, not within one).
+* ``peak``, ``rms``, ``crest``: defined on any signal (one sample).
 
 The message names the figure, the signal's length and the minimum, e.g. ``too short for integrated
 loudness: 50 ms, needs 400 ms``.
