@@ -34,6 +34,11 @@ class MeasureError(OverdubError):
     """A signal a meter cannot read: wrong shape, non-finite samples, empty, or an unsupported rate."""
 
 
+class TooShortError(MeasureError):
+    """A signal shorter than a figure needs (e.g. integrated loudness needs one 400 ms block): the figure is
+    refused rather than computed from less than its definition covers."""
+
+
 class TaskError(OverdubError):
     """A task file that is not well formed."""
 

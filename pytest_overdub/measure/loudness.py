@@ -10,12 +10,15 @@ Conventions:
   short-term window is thirty. Only windows that lie wholly inside the audio are used: no partial window at
   either end. Channels are summed with weight 1 (BS.1770-4 eq. 2, L/R weights).
 * ``L = -0.691 + 10 log10(P)`` (BS.1770-4 eq. 2). Integrated loudness gates at -70 LUFS absolute and -10 LU
-  relative (BS.1770-4 eqs. 4-7, strict ">" as in the standard). Audio shorter than one 400 ms block reads its
-  ungated loudness if that is above -70 LUFS. Anything without a block above the gates reads -120.
+  relative (BS.1770-4 eqs. 4-7, strict ">" as in the standard). Anything without a block above the gates
+  reads -120.
+* Audio shorter than one window is refused (:class:`~pytest_overdub.errors.TooShortError`, see
+  :mod:`pytest_overdub.measure.minimums`): integrated and momentary loudness need 400 ms; short-term
+  loudness, its maximum and the loudness range need 3 s. No figure is made from a partial window.
 * Loudness range (EBU Tech 3342): 3 s short-term windows on a 100 ms hop, absolute gate -70 LUFS, relative
   gate -20 LU below the power mean of the absolutely gated windows, then the 95th minus the 10th percentile
-  (linear interpolation between order statistics, numpy's default). Under 3 s of audio, or nothing above
-  the gates, the range is 0.
+  (linear interpolation between order statistics, numpy's default). Nothing above the gates: the range
+  is 0.
 
 Differences from pyloudnorm (which the tests use as a reference): pyloudnorm designs its K-weighting from
 rounded parameters (shelf +4 dB, Q 1/sqrt 2, 1500 Hz; high-pass 38 Hz, Q 0.5) rather than the standard's
@@ -32,6 +35,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from pytest_overdub.measure._input import FLOOR_DB, as_signal
+from pytest_overdub.measure.minimums import require
 
 #: Segment length (s), blocks per momentary window and per short-term window (BS.1770-4, Tech 3341/3342).
 SEGMENT_S = 0.1
@@ -84,7 +88,8 @@ class KSegments:
 
     sums: np.ndarray  # (channels, n_segments): sum of squared K-weighted samples per segment
     bounds: np.ndarray  # (n_segments + 1,): sample index where each segment starts, then the last end
-    whole_power: float  # ungated mean square over the whole signal, summed over channels
+    n: int  # samples per channel
+    sr: int
 
     @classmethod
     def of(cls, x: np.ndarray, *, sr: int) -> "KSegments":
@@ -97,15 +102,13 @@ class KSegments:
         if sr % 10 == 0:  # equal segments: sums of squares of a reshaped view, no squared copy
             seg_view = y[:, : bounds[-1]].reshape(y.shape[0], n_seg, sr // 10)
             sums = np.einsum("csk,csk->cs", seg_view, seg_view)
-            rest = y[:, bounds[-1] :]
-            energy = sums.sum() + float(np.einsum("ck,ck->", rest, rest))
-            return cls(sums=sums, bounds=bounds, whole_power=float(energy) / n)
+            return cls(sums=sums, bounds=bounds, n=n, sr=sr)
         sq = y * y
         if n_seg == 0:
             sums = np.zeros((y.shape[0], 0))
         else:
             sums = np.stack([np.add.reduceat(row[: bounds[-1]], bounds[:-1]) for row in sq])
-        return cls(sums=sums, bounds=bounds, whole_power=float(sq.mean(axis=1).sum()))
+        return cls(sums=sums, bounds=bounds, n=n, sr=sr)
 
     def window_powers(self, n_segments: int) -> np.ndarray:
         """Channel-summed mean square of every window of ``n_segments`` segments on a one-segment hop."""
@@ -138,27 +141,21 @@ def gated_integrated(block_powers: np.ndarray) -> float:
     return float(power_to_lufs(kept.mean())) if kept.size else FLOOR_DB
 
 
-def _ungated_lufs(seg: KSegments) -> float:
-    lufs = float(power_to_lufs(seg.whole_power))
-    return lufs if lufs > ABSOLUTE_GATE_LUFS else FLOOR_DB
-
-
 def integrated_from(seg: KSegments) -> float:
-    """Integrated loudness (LUFS) from shared K-weighted segments."""
-    blocks = seg.window_powers(MOMENTARY_SEGMENTS)
-    return gated_integrated(blocks) if blocks.size else _ungated_lufs(seg)
+    """Integrated loudness (LUFS) from shared K-weighted segments; under 400 ms a TooShortError."""
+    require("lufs", seg.n, seg.sr)
+    return gated_integrated(seg.window_powers(MOMENTARY_SEGMENTS))
 
 
 def series_from(seg: KSegments, n_segments: int) -> np.ndarray:
-    """Loudness of every window of ``n_segments`` (100 ms hop); one ungated value when the audio is shorter."""
-    powers = seg.window_powers(n_segments)
-    if powers.size == 0:
-        return power_to_lufs(np.array([seg.whole_power]))
-    return power_to_lufs(powers)
+    """Loudness of every window of ``n_segments`` (100 ms hop); shorter audio is a TooShortError."""
+    require("shortTerm" if n_segments == SHORT_TERM_SEGMENTS else "momentary", seg.n, seg.sr)
+    return power_to_lufs(seg.window_powers(n_segments))
 
 
 def lra_from(seg: KSegments) -> float:
-    """EBU Tech 3342 loudness range (LU) from shared K-weighted segments."""
+    """EBU Tech 3342 loudness range (LU) from shared K-weighted segments; under 3 s a TooShortError."""
+    require("lra", seg.n, seg.sr)
     powers = seg.window_powers(SHORT_TERM_SEGMENTS)
     kept = powers[powers > _lufs_to_power(ABSOLUTE_GATE_LUFS)]
     if kept.size == 0:
@@ -190,7 +187,7 @@ def short_term_lufs(x: np.ndarray, *, sr: int) -> np.ndarray:
 
 
 def short_term_max_lufs(x: np.ndarray, *, sr: int) -> float:
-    """The loudest 3 s short-term loudness (``lufsShortMax``); the ungated loudness under 3 s of audio."""
+    """The loudest 3 s short-term loudness (``lufsShortMax``); under 3 s of audio a TooShortError."""
     return float(short_term_lufs(x, sr=sr).max())
 
 

@@ -2,7 +2,8 @@
 
 Names: ``lufs``, ``lufsShortMax``, ``lra``, ``truePeak``, ``peak``, ``rms``, ``crest``, ``centroid``,
 ``correlation``, ``sideDb``, ``onsetsPerSec``, ``bandRel.<band>``, ``band.<a+b+...>`` and
-``side.<lo>-<hi>`` (Hz, e.g. ``side.20-120``).
+``side.<lo>-<hi>`` (Hz, e.g. ``side.20-120``). A signal too short for the figure is a
+:class:`~pytest_overdub.errors.TooShortError` (see :mod:`pytest_overdub.measure.minimums`).
 """
 
 from __future__ import annotations
@@ -73,8 +74,11 @@ def parse_metric(name: object) -> MetricName:
 
 def measure_metric(x: np.ndarray, *, sr: int, metric: str) -> float:
     """One metric of a signal, computing only what it needs (a ``lufs`` request runs no key or onsets)."""
+    from pytest_overdub.measure.minimums import require
+
     parsed = parse_metric(metric)
     arr, rate = as_signal(x, sr)
+    require(metric, arr.shape[1], rate)
     if parsed.kind == "side":
         from pytest_overdub.measure.stereo import band_side_of
 
@@ -100,16 +104,16 @@ def _scalar(arr: np.ndarray, rate: int, attr: str) -> float:
             return loudness.lra_from(seg)
         return float(loudness.series_from(seg, loudness.SHORT_TERM_SEGMENTS).max())
     if attr == "true_peak":
-        from pytest_overdub.measure.peak import _true_peak_linear
+        from pytest_overdub.measure.peak import true_peak_of
 
-        return amplitude_db(_true_peak_linear(arr))
+        return true_peak_of(arr, sr=rate)
     if attr in ("peak", "rms", "crest"):
         peak, rms = amplitude_db(float(np.abs(arr).max())), power_db(float(np.mean(arr * arr)))
         return {"peak": peak, "rms": rms, "crest": peak - rms}[attr]
     if attr == "centroid":
         from pytest_overdub.measure.spectrum import spectrum_of
 
-        return spectrum_of(arr, sr=rate).centroid_hz()
+        return spectrum_of(arr, sr=rate, figure="centroid").centroid_hz()
     if attr in ("correlation", "side_db"):
         from pytest_overdub.measure.stereo import correlation_of, side_db_of
 

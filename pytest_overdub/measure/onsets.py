@@ -10,7 +10,8 @@ Conventions (docs/meters.md), at 48 kHz (sizes scale with the rate to the neares
   normalised to a maximum of 1.
 * A frame is an onset where the flux is a local maximum above its adaptive threshold, the running median
   over 0.5 s (zeros beyond the ends) plus 0.1, and onsets are at least 50 ms apart (the larger peak wins).
-* ``onsetsPerSec`` = number of onsets / duration in seconds.
+* ``onsetsPerSec`` = number of onsets / duration in seconds. Under 500 ms (the threshold's median window)
+  the signal is refused (:class:`~pytest_overdub.errors.TooShortError`), for the times as for the rate.
 
 librosa's ``onset_detect`` uses a mel spectrogram and a moving-mean threshold; this uses a running-median
 threshold and needs no mel filterbank.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from pytest_overdub.measure._input import as_signal
+from pytest_overdub.measure.minimums import require
 
 _COMPRESSION = 1000.0
 _MEDIAN_S = 0.5
@@ -73,6 +75,7 @@ def onset_times_of(arr: np.ndarray, *, sr: int, mono: np.ndarray | None = None) 
     """:func:`onset_times` of an already validated ``(channels, n)`` signal (``mono``: its float32 mono sum)."""
     from pytest_overdub.measure.peaks import pick_peaks, running_median
 
+    require("onsetsPerSec", arr.shape[1], sr)
     flux, hop_s = onset_flux(arr, sr=sr) if mono is None else onset_flux_of_mono(mono, sr=sr)
     if not flux.any():
         return np.zeros(0)

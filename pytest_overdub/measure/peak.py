@@ -11,7 +11,8 @@ Conventions:
   It is not the 48-tap example filter printed in BS.1770-4 Annex 2 (that one is not exact at phase 0);
   within the audio band (to 15 kHz at 48 kHz) it interpolates to within 0.005 dB, and above that the
   remaining under-read is the 4x grid's own (at most 0.69 dB for a sine at 0.9 x Nyquist).
-  The signal is taken as zero outside its ends, so the edges are interpolated too.
+  The signal is taken as zero outside its ends, so the edges are interpolated too. A signal shorter than
+  the interpolator's span (12 samples) is refused (:class:`~pytest_overdub.errors.TooShortError`).
 * Speed: the oversampled signal is never stored. It is evaluated chunk by chunk, loudest chunk first,
   and a chunk is skipped when ``G * max|x|`` over it (G = the largest absolute tap sum of any phase, a
   strict upper bound of what interpolation can reach there) cannot beat the best value found so far. The
@@ -28,6 +29,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from pytest_overdub.measure._input import amplitude_db, as_signal, power_db
+from pytest_overdub.measure.minimums import require
 
 OVERSAMPLING = 4
 TAPS_PER_PHASE = 12
@@ -102,10 +104,16 @@ def _true_peak_linear(x: np.ndarray) -> float:
     return best
 
 
+def true_peak_of(x: np.ndarray, *, sr: int) -> float:
+    """:func:`true_peak_db` of a validated signal; under 12 samples a TooShortError."""
+    require("truePeak", x.shape[1], sr)
+    return amplitude_db(_true_peak_linear(x))
+
+
 def true_peak_db(x: np.ndarray, *, sr: int) -> float:
     """True peak in dBTP (BS.1770-4 Annex 2, 4x oversampling), max over channels; -120 for silence."""
-    arr, _ = as_signal(x, sr)
-    return amplitude_db(_true_peak_linear(arr))
+    arr, rate = as_signal(x, sr)
+    return true_peak_of(arr, sr=rate)
 
 
 def sample_peak_db(x: np.ndarray, *, sr: int) -> float:

@@ -1,7 +1,9 @@
 """``overdub measure FILE [--json]``: every figure of a WAV or FLAC file as a table or as JSON.
 
-Exit codes: 0 measured; 2 the file is missing, a folder, unreadable, or not a signal the meters accept (one
-line on stderr says which and why). ``--json`` is always valid JSON: a figure that is not finite is ``null``.
+Exit codes: 0 measured; 2 the file is missing, a folder, unreadable, or not a signal the meters accept (one line on
+stderr says which and why). A file too short for some figures is measured: each such figure reads
+``refused`` with its reason in the table, and ``null`` in the JSON, whose ``refused`` object maps the
+figure's name to the reason (e.g. ``"lufs": "too short for integrated loudness: 50 ms, needs 400 ms"``).
 """
 
 from __future__ import annotations
@@ -40,10 +42,15 @@ def _parser() -> Parser:
 
 
 def format_table(figures: dict[str, object]) -> str:
-    """A two-column table: name, value and unit (dB figures to 2 decimals)."""
-    width = max(len(name) for name in figures)
+    """A two-column table: name, value and unit (dB figures to 2 decimals); a refused figure, its reason."""
+    refused = figures.get("refused") or {}
+    shown = {name: value for name, value in figures.items() if name != "refused"}
+    width = max(len(name) for name in shown)
     lines = []
-    for name, value in figures.items():
+    for name, value in shown.items():
+        if name in refused:
+            lines.append(f"{name:<{width}}  {'refused':>10} {refused[name]}")
+            continue
         unit = UNITS.get(name, "dB" if name.startswith("bandRel.") else "")
         text = f"{value:.2f}" if isinstance(value, float) else str(value)
         lines.append(f"{name:<{width}}  {text:>10} {unit}".rstrip())

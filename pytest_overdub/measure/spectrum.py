@@ -3,7 +3,8 @@
 Conventions (docs/meters.md):
 
 * One STFT: 4096-point frames, periodic Hann window, hop 2048, no padding at the start; the end is
-  zero-padded so every sample is in a frame (a signal shorter than 4096 samples is one padded frame).
+  zero-padded so every sample is in a frame. A signal shorter than one frame (4096 samples) is refused
+  (:class:`~pytest_overdub.errors.TooShortError`): its spectrum would be mostly the padding's.
   The FFT runs in float32 (sums over frames in float64): its rounding noise sits about 140 dB below each
   frame's loudest bin, under the -120 dB floor of every band figure.
   Power ``|X|^2`` and magnitude ``|X|`` are summed over frames and channels.
@@ -25,6 +26,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from pytest_overdub.errors import MeasureError
 from pytest_overdub.measure._input import FLOOR_DB, as_signal, power_db
+from pytest_overdub.measure.minimums import require
 
 N_FFT = 4096
 HOP = 2048
@@ -83,9 +85,14 @@ class Spectrum:
         return float((self.freqs_hz * self.magnitude).sum() / total) if total > 0 else 0.0
 
 
-def spectrum_of(x: np.ndarray, *, sr: int) -> Spectrum:
-    """The long-term spectrum of a validated ``(channels, n)`` signal (one STFT, batched over frames)."""
+def spectrum_of(x: np.ndarray, *, sr: int, figure: str = "bands") -> Spectrum:
+    """The long-term spectrum of a validated ``(channels, n)`` signal (one STFT, batched over frames).
+
+    Under one frame a TooShortError naming ``figure`` ("bands" or "centroid").
+    """
     from scipy.fft import rfft
+
+    require(figure, x.shape[-1], sr)
 
     window = np.hanning(N_FFT + 1)[:-1].astype(np.float32)  # periodic Hann
     view = frames(x.astype(np.float32), n_fft=N_FFT, hop=HOP)
@@ -122,4 +129,4 @@ def band_abs_db(x: np.ndarray, *, sr: int, bands: list[str]) -> float:
 def centroid_hz(x: np.ndarray, *, sr: int) -> float:
     """Spectral centroid of the long-term magnitude spectrum in Hz."""
     arr, rate = as_signal(x, sr)
-    return spectrum_of(arr, sr=rate).centroid_hz()
+    return spectrum_of(arr, sr=rate, figure="centroid").centroid_hz()

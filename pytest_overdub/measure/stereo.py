@@ -9,6 +9,8 @@ Conventions (docs/meters.md), for a ``(2, n)`` signal with channels L, R:
 * ``side.<lo>-<hi>``: the same ratio after band-limiting mid (L+R) and side (L-R) with two cascaded
   2nd-order Butterworth high-passes at ``lo`` (when lo > 0) and two cascaded 2nd-order Butterworth
   low-passes at ``hi`` (when hi is below Nyquist): 4th-order Linkwitz-Riley slopes, zero initial state.
+* Every figure here needs 50 ms (one period of 20 Hz); shorter signals are refused
+  (:class:`~pytest_overdub.errors.TooShortError`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 
 from pytest_overdub.errors import MeasureError
 from pytest_overdub.measure._input import FLOOR_DB, as_signal, power_db
+from pytest_overdub.measure.minimums import require
 
 
 def _channels(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -71,13 +74,15 @@ def side_db_of(x: np.ndarray) -> float:
 
 def correlation(x: np.ndarray, *, sr: int) -> float:
     """Inter-channel correlation in -1..1."""
-    arr, _ = as_signal(x, sr)
+    arr, rate = as_signal(x, sr)
+    require("correlation", arr.shape[1], rate)
     return correlation_of(arr)
 
 
 def side_db(x: np.ndarray, *, sr: int) -> float:
     """Side-to-mid power ratio in dB."""
-    arr, _ = as_signal(x, sr)
+    arr, rate = as_signal(x, sr)
+    require("sideDb", arr.shape[1], rate)
     return side_db_of(arr)
 
 
@@ -106,4 +111,5 @@ def band_side_of(x: np.ndarray, *, sr: int, lo_hz: float, hi_hz: float) -> float
 def measure_band_side(x: np.ndarray, *, sr: int, lo_hz: float, hi_hz: float) -> float:
     """Side-to-mid ratio in dB within ``lo_hz``..``hi_hz`` (``side.<lo>-<hi>``)."""
     arr, rate = as_signal(x, sr)
+    require("side.", arr.shape[1], rate)
     return band_side_of(arr, sr=rate, lo_hz=float(lo_hz), hi_hz=float(hi_hz))

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from pytest_overdub.errors import TooShortError
 from pytest_overdub.measure import integrated_lufs, loudness_range, momentary_lufs, short_term_lufs
 from pytest_overdub.measure.loudness import k_weighting_sos
 
@@ -59,7 +60,7 @@ def test_tech_3342_loudness_range(case):
 
 
 def test_silence_reads_the_floor():
-    silence = np.zeros((2, SR * 2))
+    silence = np.zeros((2, SR * 4))
     assert integrated_lufs(silence, sr=SR) == -120.0
     assert loudness_range(silence, sr=SR) == 0.0
     assert np.all(momentary_lufs(silence, sr=SR) == -120.0)
@@ -69,9 +70,21 @@ def test_below_absolute_gate_reads_the_floor():
     assert integrated_lufs(sine_1k(-75, 2), sr=SR) == -120.0
 
 
-def test_shorter_than_one_block_reads_ungated_loudness():
-    # 200 ms of the -23 dBFS reference tone: no 400 ms block, so the ungated value (about -23).
-    assert integrated_lufs(sine_1k(-23, 0.2), sr=SR) == pytest.approx(-23.0, abs=0.1)
+def test_shorter_than_one_block_is_refused():
+    # 50 ms of the reference tone once read -20.7 LUFS (its ungated loudness); there is no 400 ms block in it.
+    with pytest.raises(TooShortError, match=r"^too short for integrated loudness: 50 ms, needs 400 ms$"):
+        integrated_lufs(sine_1k(-23, 0.05), sr=SR)
+    with pytest.raises(TooShortError, match="momentary loudness: 399 ms, needs 400 ms"):
+        momentary_lufs(sine_1k(-23, 0.399), sr=SR)
+    assert integrated_lufs(sine_1k(-23, 0.4), sr=SR) == pytest.approx(-23.0, abs=0.1)  # exactly one block
+
+
+def test_range_and_short_term_need_one_3_s_window():
+    for meter in (loudness_range, short_term_lufs):
+        with pytest.raises(TooShortError, match="needs 3 s"):
+            meter(sine_1k(-23, 2.9), sr=SR)
+    assert loudness_range(sine_1k(-23, 3.0), sr=SR) == 0.0  # one window: no spread
+    assert short_term_lufs(sine_1k(-23, 3.0), sr=SR).size == 1
 
 
 def test_series_lengths_and_values():

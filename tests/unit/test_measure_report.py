@@ -45,3 +45,21 @@ def test_missing_and_unreadable_files_return_2(tmp_path, capsys):
     assert main([str(junk)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("overdub measure: cannot read") for line in err)
+
+
+def test_a_file_too_short_for_some_figures_says_so_per_figure(tmp_path, capsys):
+    t = np.arange(int(0.05 * SR)) / SR
+    tone = 0.5 * np.sin(2 * np.pi * 1000 * t)
+    path = tmp_path / "blip.wav"
+    soundfile.write(path, np.stack([tone, tone]).T, SR, subtype="FLOAT")
+    assert main([str(path), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["lufs"] is None
+    assert figures["refused"]["lufs"] == "too short for integrated loudness: 50 ms, needs 400 ms"
+    assert figures["truePeak"] == pytest.approx(-6.02, abs=0.01) and "truePeak" not in figures["refused"]
+    assert {k for k, v in figures.items() if v is None} == set(figures["refused"])
+    assert main([str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    lufs = next(line for line in lines if line.startswith("lufs "))
+    assert lufs.split(None, 2)[1:] == ["refused", "too short for integrated loudness: 50 ms, needs 400 ms"]
+    assert not any(line.startswith("refused") for line in lines)
