@@ -46,8 +46,7 @@ import pytest
 
 PASS_DEFAULT = 0.9
 FAMILIES = ("mix", "writing", "device", "editing")
-_PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "pydantic", "soundfile", "pyloudnorm", "librosa",
-             "pytest-xdist")
+_PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "numba", "pydantic", "soundfile", "pytest-xdist")
 
 
 class OverdubFailure(Exception):
