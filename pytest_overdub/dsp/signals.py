@@ -65,6 +65,12 @@ def seed_for(*ids) -> int:
     return int.from_bytes(digest[:8], "little")
 
 
+def device_seed(device_id: str, track_id: str) -> int:
+    """The seed a device gets on one track, house or song-defined (the engine passes it as ``seed``, a
+    kernel reads it as ``ctx.seed``): the first 8 bytes of sha256("device_id|track_id"), big-endian."""
+    return int.from_bytes(hashlib.sha256(f"{device_id}|{track_id}".encode()).digest()[:8], "big")
+
+
 def rng_for(*ids) -> np.random.Generator:
     """A numpy Generator seeded from stable ids: ``rng_for(seed, note.index)``, ``rng_for("t_bass", 3)``.
 

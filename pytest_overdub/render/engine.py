@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import io
 import math
 from dataclasses import dataclass
@@ -70,6 +69,7 @@ from ..devices import house_class
 from ..devices.base import Effect, Instrument, NoteEvent
 from ..dsp.compiled import all_finite, copy_scaled
 from ..dsp.dynamics import balance_gains, hard_clip
+from ..dsp.signals import device_seed
 from ..errors import DeviceError, RenderError
 from ..song.model import Clip, Insert, Song, Track, song_from_data
 from ..song.timing import Timeline
@@ -111,11 +111,6 @@ class Render:
 
 
 # --- small pure helpers -------------------------------------------------------------------------
-
-def device_seed(device_id: str, track_id: str) -> int:
-    """A device's seed: the first 8 bytes of sha256("device_id|track_id"), big-endian."""
-    return int.from_bytes(hashlib.sha256(f"{device_id}|{track_id}".encode()).digest()[:8], "big")
-
 
 def db_to_gain(gain_db: float) -> float:
     """Linear gain of ``gain_db``; :data:`SILENCE_DB` or lower is exactly 0."""
