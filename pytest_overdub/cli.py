@@ -41,12 +41,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"overdub: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
     module, func = COMMANDS[name][0].split(":")
+    from . import runtime
     from .errors import OverdubError
-    from .exiting import freeze_heap_at_exit
-
-    freeze_heap_at_exit()  # the interpreter's shutdown collections would walk the scorer's whole heap
 
     try:
+        runtime.enter("overdub")  # the scorer's process-wide settings (malloc, caches, GC at exit)
         return int(getattr(import_module(module), func)(rest) or 0)
     except OverdubError as exc:
         print(f"overdub {name}: {exc}", file=sys.stderr)
