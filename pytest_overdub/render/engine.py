@@ -69,6 +69,7 @@ from ..devices import house_class
 from ..devices.base import Effect, Instrument, NoteEvent
 from ..dsp.compiled import all_finite, copy_scaled
 from ..dsp.dynamics import balance_gains, hard_clip
+from ..dsp import levels
 from ..dsp.signals import device_seed
 from ..errors import DeviceError, RenderError
 from ..song.model import Clip, Insert, Song, Track, song_from_data
@@ -113,7 +114,7 @@ class Render:
 
 def db_to_gain(gain_db: float) -> float:
     """Linear gain of ``gain_db``; :data:`SILENCE_DB` or lower is exactly 0."""
-    return 0.0 if gain_db <= SILENCE_DB else 10.0 ** (gain_db / 20.0)
+    return 0.0 if gain_db <= SILENCE_DB else levels.db_to_gain(gain_db)
 
 
 def soft_clip(x: np.ndarray) -> np.ndarray:
