@@ -63,12 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"overdub: {_unknown(name)}", file=sys.stderr)
         return 2
     module, func = COMMANDS[name][0].split(":")
+    from . import runtime
     from .errors import OverdubError
-    from .exiting import freeze_heap_at_exit
-
-    freeze_heap_at_exit()  # the interpreter's shutdown collections would walk the scorer's whole heap
 
     try:
+        runtime.enter("overdub")  # the scorer's process-wide settings (malloc, caches, GC at exit)
         code = int(getattr(import_module(module), func)(rest) or 0)
         sys.stdout.flush()  # a reader that went away (``| head -1``) shows up here, not at exit
         return code

@@ -46,8 +46,7 @@ import pytest
 
 PASS_DEFAULT = 0.9
 FAMILIES = ("mix", "writing", "device", "editing")
-_PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "pydantic", "soundfile", "pyloudnorm", "librosa",
-             "pytest-xdist")
+_PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "numba", "pydantic", "soundfile", "pytest-xdist")
 
 
 class OverdubFailure(Exception):
@@ -92,46 +91,6 @@ MODE_KEY = pytest.StashKey["Mode | None"]()
 COLLECTED_KEY = pytest.StashKey[Collected]()
 
 
-# --- assertion rewriting -----------------------------------------------------------------------------
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
-    unmark_package_for_rewrite(early_config)
-    from .exiting import thaw_heap
-
-    thaw_heap()  # an earlier session in this process froze the heap for its exit (see pytest_unconfigure)
-
-
-def unmark_package_for_rewrite(config: pytest.Config) -> bool:
-    """Stop pytest from assertion-rewriting this package's modules; True when it had marked them.
-
-    Because our distribution declares a ``pytest11`` entry point, pytest marks every top-level package
-    of an installed wheel for assertion rewriting (``Config._mark_plugins_for_rewrite``), so without a
-    bytecode cache each of our ~80 modules is parsed, rewritten and compiled on every run. Our modules
-    need no assert introspection (user-facing errors are OverdubError children), so we take the package
-    name out of the rewrite hook's marked set before any of them is imported (this hook runs before
-    conftests and collection) and mark only this plugin module, as ``-p pytest_overdub.plugin`` would.
-    Nothing else changes: test files, conftests and other plugins are still rewritten.
-
-    Why not the alternatives: a ``PYTEST_DONT_REWRITE`` docstring in each module is checked only after
-    pytest has parsed the module into an AST, so it saves little; ``--assert=plain`` would switch
-    rewriting off for the user's tests too. The hook's ``_must_rewrite`` set is private, so it is reached
-    defensively: a pytest without it (or with another shape) simply keeps rewriting our package.
-    """
-    hook = getattr(config.pluginmanager, "rewrite_hook", None)
-    marked = getattr(hook, "_must_rewrite", None)
-    package = __name__.rpartition(".")[0]
-    if not isinstance(marked, set) or package not in marked:
-        return False
-    marked.discard(package)
-    marked.add(__name__)
-    cache = getattr(hook, "_marked_for_rewrite_cache", None)
-    if isinstance(cache, dict):
-        cache.clear()
-    return True
-
-
 # --- options ---------------------------------------------------------------------------------------
 
 
@@ -162,6 +121,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[COLLECTED_KEY] = Collected()
     if mode is None:
         return
+    _enter_runtime()
     config.pluginmanager.register(Recorder(config), "overdub-recorder")
     if _should_add_tasks(config):
         target = str(mode.tasks_dir)
@@ -170,6 +130,17 @@ def pytest_configure(config: pytest.Config) -> None:
     if getattr(config.option, "dist", "no") == "load":
         config.option.dist = "loadscope"  # each task renders on one worker
     _prestart_sandbox(config, mode)
+
+
+def _enter_runtime() -> None:
+    """This session may score: the scorer runtime owns the process-wide settings (see :mod:`.runtime`)."""
+    from . import runtime
+    from .errors import OverdubError
+
+    try:
+        runtime.enter("pytest")
+    except OverdubError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _prestart_sandbox(config: pytest.Config, mode: Mode) -> None:
@@ -685,12 +656,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """After a bench run, freeze the heap so pytest's five exit-time collections (and the interpreter's)
-    skip the scorer's ~150 000 long-lived objects: 0.8 s of a one-task run (see :mod:`.exiting`)."""
+    """After a bench session the runtime freezes the heap, so pytest's five exit-time collections (and the
+    interpreter's) skip the scorer's ~150 000 long-lived objects: 0.8 s of a one-task run (see
+    :mod:`.runtime` and :mod:`.exiting`)."""
     if config.stash.get(MODE_KEY, None) is not None:
-        from .exiting import freeze_heap
+        from . import runtime
 
-        freeze_heap()
+        runtime.end()
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

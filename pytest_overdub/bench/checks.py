@@ -18,12 +18,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..dsp.levels import FLOOR_DB
 from ..errors import OverdubError, TaskError
 from ..song.model import Song
 from .model import CheckBase, Scope
 from .scoring import CheckResult, check_score
-
-FLOOR_DB = -120.0
 
 
 @dataclass

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..devices.base import Instrument, NoteEvent
 from ..devices.params import DeviceSpec
+from ..dsp.levels import gain_to_db
 from ..errors import TaskError
 from ..song.model import Clip, Master, Note, Song, Track
 from .checks import FLOOR_DB, Context
@@ -106,7 +107,7 @@ def _render(ctx: Context, song: Song) -> np.ndarray:
 
 
 def _db(x: float) -> float:
-    return max(FLOOR_DB, 20 * math.log10(x)) if x > 0 else FLOOR_DB
+    return float(gain_to_db(x))
 
 
 # --- echo ---------------------------------------------------------------------------------------

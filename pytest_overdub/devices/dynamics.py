@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Mapping
 
 import numpy as np
-from numba import njit
+from ..dsp.jit import njit
 
 from ..dsp.delay import IntegerDelay
 from ..dsp.dynamics import balance_gains, compressor_gr_samples, db_to_gain, release_coeff

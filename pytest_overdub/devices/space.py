@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ..dsp.jit import njit
 
 from ..dsp.delay import (FeedbackDelayNetwork, IntegerDelay, SchroederAllpass, comb_samples, fdn_samples,
                          hadamard)

@@ -23,7 +23,7 @@ import math
 from typing import Mapping
 
 import numpy as np
-from numba import njit
+from ..dsp.jit import njit
 
 from ..dsp import compiled
 from ..dsp.compiled import rng_for, sine

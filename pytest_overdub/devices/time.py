@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ..dsp.jit import njit
 
 from ..dsp.delay import (MONO_GAIN, FeedbackDelay, SineSweep, stereo_feedback_delay_samples, stereo_swept_samples,
                          swept_positions_samples)

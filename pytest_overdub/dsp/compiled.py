@@ -7,8 +7,8 @@ scorer needs only two of its recursions. :func:`sosfilt` and :func:`lfilter` run
 which do scipy's products and sums in scipy's order, so the samples are identical to
 ``scipy.signal.sosfilt`` / ``lfilter`` along the last axis (the tests compare them bit for bit).
 
-The other dsp modules never import numba: the kernel sandbox imports them (through :mod:`.stdlib`, which
-does not list this module) and runs their uncompiled paths. House devices and meters import this module;
+Only this module and :mod:`.jit` import numba: the kernel sandbox imports the other dsp modules (through
+:mod:`.stdlib`, which does not list this module) and runs their uncompiled paths. House devices and meters import this module;
 each loop has one dispatcher for the whole process, so numba loads its cached machine code once.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from .jit import njit
 
 from ..errors import DeviceError
 from . import signals

@@ -2,7 +2,8 @@
 
 Conventions:
 
-* dB means 20·log10 of an amplitude; :func:`gain_to_db` floors at -240 dB (never -inf).
+* dB means 20·log10 of an amplitude; :func:`db_to_gain` and :func:`gain_to_db` are :mod:`.levels`' (the
+  package's one set of dB helpers, re-exported here for the devices and the kernel stdlib).
 * The peak follower has instant attack and exponential release: ``e[n] = max(u[n], a·e[n-1])`` with
   ``a = exp(-1 / (release_s · sr))``. It vectorises exactly in the log domain, because
   ``ln e[n] - n ln a = max over k <= n of (ln u[k] - k ln a)``: a running maximum (numpy's
@@ -20,45 +21,12 @@ import math
 import numpy as np
 
 from ..errors import DeviceError
+from .levels import db_to_gain, gain_to_db
 
 # The public API (and what the kernel stdlib re-exports). The ``*_samples`` loops are left out: they are
 # plain Python until a device module compiles them with numba.
 __all__ = ["db_to_gain", "gain_to_db", "release_coeff", "peak_hold_release", "PeakFollower", "RmsFollower",
            "gain_computer", "hard_clip", "soft_clip", "balance_gains"]
-
-DB_FLOOR = -240.0
-
-
-#: ln(10) / 20: ``10 ** (db / 20) == exp(db * LN10_OVER_20)``.
-LN10_OVER_20 = math.log(10.0) / 20.0
-
-
-def db_to_gain(db):
-    """Amplitude factor of a level in dB: ``10 ** (db / 20)``, computed as ``exp(db · ln(10) / 20)`` (the
-    same value to within an ulp or two; numpy's ``exp`` runs about 3x faster than its ``power``, and the
-    compressor and limiter take it of every frame). 0 dB gives exactly 1.
-
-    >>> round(db_to_gain(-6.0206), 4)
-    0.5
-    """
-    if np.ndim(db):
-        g = np.multiply(db, LN10_OVER_20, dtype=np.float64)
-        return np.exp(g, out=g)
-    return math.exp(float(db) * LN10_OVER_20)
-
-
-def gain_to_db(gain):
-    """Level in dB of an amplitude factor, floored at -240 dB (0 gives -240, never -inf).
-
-    >>> gain_to_db(0.5) < -6.02
-    True
-    """
-    if np.ndim(gain):
-        g = np.abs(np.asarray(gain, dtype=np.float64))
-        with np.errstate(divide="ignore"):
-            return np.maximum(20.0 * np.log10(g), DB_FLOOR)
-    g = abs(float(gain))
-    return 20.0 * math.log10(g) if g > 10.0 ** (DB_FLOOR / 20.0) else DB_FLOOR
 
 
 def release_coeff(release_s: float, *, sr: float) -> float:

@@ -60,6 +60,17 @@ def _design() -> np.ndarray:
     return w
 
 
+def interpolation_fir() -> np.ndarray:
+    """The same interpolator as one 4x FIR for ``upfirdn(h, x, up=4)`` (97 taps, centre 48): the prototype
+    times 4 with phase 0 made exact (centre tap 1, the other taps at multiples of 4 zero), so
+    ``y[4n + 48 + r]`` is ``x(n + r/4)`` as :data:`PHASE_WEIGHTS` computes it."""
+    h = prototype() * FACTOR
+    m = np.arange(h.size) - h.size // 2
+    h[m % FACTOR == 0] = 0.0
+    h[h.size // 2] = 1.0
+    return h
+
+
 PHASE_WEIGHTS = _design()
 #: |interpolated value| <= L1_BOUND * max |x| over the taps it reads.
 L1_BOUND = float(np.abs(PHASE_WEIGHTS).sum(axis=1).max())

@@ -12,7 +12,8 @@ Conventions:
   discontinuity. The triangle's harmonics fall as 1/n², so it is generated naively (its aliasing sits
   > 40 dB below the fundamental for notes under 2 kHz).
 * Pitch: MIDI note numbers, A4 = 69 = 440 Hz, twelve-tone equal temperament.
-* Levels: ``gain_to_db`` floors at -120 dB (never -inf, never NaN for a zero gain).
+* Levels: ``db_to_gain`` and ``gain_to_db`` are :mod:`.levels`' (``gain_to_db`` floors at -120 dB, never
+  -inf, never NaN for a zero gain).
 * Randomness: :func:`rng_for` derives a :class:`numpy.random.Generator` from stable ids through SHA-256,
   never through Python's ``hash()`` (which is salted per process).
 """
@@ -24,9 +25,9 @@ import hashlib
 import numpy as np
 
 from ..errors import DeviceError
+from .levels import FLOOR_DB, db_to_gain, gain_to_db  # noqa: F401 - the stdlib's db and to_db
 
 #: The dB floor of every level conversion.
-FLOOR_DB = -120.0
 
 
 def mtof(pitch):
@@ -42,18 +43,6 @@ def ftom(freq_hz):
     return 69.0 + 12.0 * np.log2(f / 440.0)
 
 
-def db_to_gain(db):
-    """Decibels to a linear amplitude factor: ``10 ** (db / 20)``."""
-    return np.power(10.0, np.asarray(db, dtype=np.float64) / 20.0)
-
-
-def gain_to_db(gain, *, floor_db: float = FLOOR_DB):
-    """Linear amplitude (its magnitude) to dB, never below ``floor_db`` (-120 by default)."""
-    g = np.abs(np.asarray(gain, dtype=np.float64))
-    floor_gain = 10.0 ** (floor_db / 20.0)
-    return 20.0 * np.log10(np.maximum(g, floor_gain))
-
-
 def seed_for(*ids) -> int:
     """A 64-bit seed from stable ids (strings and ints), via SHA-256 of their canonical text."""
     parts = []
@@ -63,6 +52,12 @@ def seed_for(*ids) -> int:
         parts.append(f"{'s' if isinstance(i, str) else 'i'}:{i}")
     digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "little")
+
+
+def device_seed(device_id: str, track_id: str) -> int:
+    """The seed a device gets on one track, house or song-defined (the engine passes it as ``seed``, a
+    kernel reads it as ``ctx.seed``): the first 8 bytes of sha256("device_id|track_id"), big-endian."""
+    return int.from_bytes(hashlib.sha256(f"{device_id}|{track_id}".encode()).digest()[:8], "big")
 
 
 def rng_for(*ids) -> np.random.Generator:

@@ -24,7 +24,7 @@ from types import ModuleType
 from typing import Any
 
 #: The modules re-exported, in order (a later module does not override an earlier name).
-MODULES = ("signals", "filters", "delay", "dynamics", "envelopes")
+MODULES = ("levels", "signals", "filters", "delay", "dynamics", "envelopes")
 
 #: docs/devices.md names -> the name in the modules above.
 ALIASES = {

@@ -1,4 +1,4 @@
-"""Input checks and dB conversions shared by every meter.
+"""Input checks shared by every meter, and the dB conversions they use (:mod:`pytest_overdub.dsp.levels`).
 
 Conventions (docs/meters.md): a signal is a float array shaped ``(channels, n)`` with one or two channels,
 or ``(n,)`` for mono; samples are full-scale floats (1.0 = 0 dBFS). Every dB figure floors at
@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from pytest_overdub.dsp.levels import CEILING_DB, FLOOR_DB, amplitude_db, power_db  # noqa: F401 - the meters' dB
 from pytest_overdub.errors import MeasureError
 
-#: The floor of every dB figure (docs/meters.md).
-FLOOR_DB = -120.0
-#: The ceiling used where a ratio can grow without bound (sideDb of opposite channels).
-CEILING_DB = 120.0
 #: Supported sample rates, inclusive (Hz).
 MIN_SR = 8000
 MAX_SR = 384000
@@ -63,13 +60,3 @@ def as_signal(x: object, sr: object) -> tuple[np.ndarray, int]:
     return arr, rate
 
 
-def power_db(power: float) -> float:
-    """``10 log10(power)`` floored at -120 dB; zero or negative power reads the floor."""
-    if not power > 0.0:
-        return FLOOR_DB
-    return float(min(max(10.0 * np.log10(power), FLOOR_DB), CEILING_DB))
-
-
-def amplitude_db(amplitude: float) -> float:
-    """``20 log10(amplitude)`` floored at -120 dB."""
-    return power_db(float(amplitude) ** 2)

@@ -5,7 +5,7 @@ The rule: a figure needs one whole window of what it is defined over, never a pa
 * ``lufs`` and the momentary series: 400 ms, one BS.1770-4 gating block.
 * ``lufsShortMax``, ``lra`` and the short-term series: 3 s, one short-term window (EBU Tech 3342 reads the
   range off short-term loudness).
-* ``truePeak``: 12 samples, the interpolator's span (12 taps per phase).
+* ``truePeak``: 24 samples, the interpolator's span (24 taps per phase).
 * ``bandRel.*``, ``band.*``, ``centroid``: 4096 samples, one FFT frame of the long-term spectrum.
 * ``correlation``, ``sideDb``, ``side.*``: 50 ms, one period of 20 Hz, the lowest audible frequency
   (shorter, the figure depends on where a low cycle was cut).
@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass
 
 from pytest_overdub.errors import TooShortError
+from pytest_overdub.dsp import oversample
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ MINIMUMS: dict[str, Minimum] = {
     "lufsShortMax": Minimum("short-term loudness", seconds=3.0),
     "shortTerm": Minimum("short-term loudness", seconds=3.0),
     "lra": Minimum("loudness range", seconds=3.0),
-    "truePeak": Minimum("true peak", samples=12),
+    "truePeak": Minimum("true peak", samples=oversample.TAPS_PER_PHASE),
     "bands": Minimum("band levels", samples=4096),
     "centroid": Minimum("the spectral centroid", samples=4096),
     "stereo": Minimum("stereo correlation and side level", seconds=0.05),

@@ -5,20 +5,21 @@ Conventions:
 * ``peak``: the largest ``|x|`` over all samples and channels, in dBFS.
 * ``rms``: ``10 log10(mean(x^2))`` over all samples and channels, in dBFS; a full-scale sine reads -3.01
   (no +3 dB "AES" offset). ``crest`` = peak dB - rms dB (0 for silence).
-* ``truePeak``: the largest magnitude of the 4x oversampled signal, max over channels, in dBTP.
-  The interpolator is a 49-tap (12 taps per phase) Kaiser-windowed sinc (beta 7) with zeros at every
-  fourth tap, so phase 0 reproduces the samples exactly and the true peak is never below the sample peak.
-  It is not the 48-tap example filter printed in BS.1770-4 Annex 2 (that one is not exact at phase 0);
-  within the audio band (to 15 kHz at 48 kHz) it interpolates to within 0.005 dB, and above that the
-  remaining under-read is the 4x grid's own (at most 0.69 dB for a sine at 0.9 x Nyquist).
-  The signal is taken as zero outside its ends, so the edges are interpolated too. A signal shorter than
-  the interpolator's span (12 samples) is refused (:class:`~pytest_overdub.errors.TooShortError`).
+* ``truePeak``: the largest magnitude of the 4x oversampled signal, max over channels, in dBTP. The
+  interpolator is the one the house limiter holds its ceiling with (:mod:`pytest_overdub.dsp.oversample`:
+  a 97-tap Kaiser-windowed sinc, 24 taps per phase, within 0.05 dB of ``scipy.signal.resample_poly`` per
+  frame), so a mix the limiter holds under a ceiling reads under it here too. Phase 0 is the samples
+  themselves, so the true peak is never below the sample peak. It is not the 48-tap example filter
+  printed in BS.1770-4 Annex 2. The signal is taken as zero outside its ends, so the edges are
+  interpolated too. A signal shorter than
+  the interpolator's span (24 samples, its taps per phase) is refused
+  (:class:`~pytest_overdub.errors.TooShortError`).
 * Speed: the oversampled signal is never stored. It is evaluated chunk by chunk, loudest chunk first,
   and a chunk is skipped when ``G * max|x|`` over it (G = the largest absolute tap sum of any phase, a
   strict upper bound of what interpolation can reach there) cannot beat the best value found so far. The
   result equals the maximum over the whole oversampled signal (to rounding). Within a chunk, 16 input
-  samples at a time go through one ``(27, 48)`` block matrix (16 shifted copies of the 12 x 3 phase taps), a
-  product BLAS runs several times faster than 12 x 3 products on every sample.
+  samples at a time go through one ``(39, 48)`` block matrix (16 shifted copies of the 24 x 3 phase taps), a
+  product BLAS runs several times faster than 24 x 3 products on every sample.
 """
 
 from __future__ import annotations
@@ -28,45 +29,32 @@ from functools import lru_cache
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from pytest_overdub.dsp import oversample
 from pytest_overdub.measure._input import amplitude_db, as_signal, power_db
 from pytest_overdub.measure.minimums import require
 
-OVERSAMPLING = 4
-TAPS_PER_PHASE = 12
-KAISER_BETA = 7.0
+OVERSAMPLING = oversample.FACTOR
+TAPS_PER_PHASE = oversample.TAPS_PER_PHASE
 _CHUNK = 8192
 #: Input samples per row of the block matrix (divides ``_CHUNK``).
 _BLOCK = 16
 
 
-@lru_cache(maxsize=1)
 def oversampling_fir() -> np.ndarray:
-    """The 4x interpolation FIR (49 taps, centre tap 1, taps at nonzero multiples of 4 exactly 0)."""
-    half = OVERSAMPLING * TAPS_PER_PHASE // 2
-    m = np.arange(-half, half + 1)
-    h = np.sinc(m / OVERSAMPLING) * np.kaiser(m.size, KAISER_BETA)
-    h[(m % OVERSAMPLING == 0) & (m != 0)] = 0.0
-    h[half] = 1.0
-    return h
+    """The 4x interpolation FIR as one filter (:func:`pytest_overdub.dsp.oversample.interpolation_fir`)."""
+    return oversample.interpolation_fir()
 
 
 @lru_cache(maxsize=1)
 def _phase_matrix() -> np.ndarray:
-    """Taps of phases 1..3 as a (12, 3) matrix acting on the window ``x[n-5 .. n+6]``.
-
-    Phase p gives the value at ``n + p/4``: ``sum_k x[n-k] h(4k + p)``; window index i holds x[n-5+i], so k = 5-i.
-    """
-    h = oversampling_fir()
-    half = h.size // 2
-    i = np.arange(TAPS_PER_PHASE)
-    k = TAPS_PER_PHASE // 2 - 1 - i
-    cols = [h[half + OVERSAMPLING * k + p] for p in range(1, OVERSAMPLING)]
-    return np.stack(cols, axis=1)
+    """Taps of phases 1..3 as a ``(TAPS_PER_PHASE, 3)`` matrix acting on the window ``x[n-PAST .. n+FUTURE]``
+    (the limiter's :data:`~pytest_overdub.dsp.oversample.PHASE_WEIGHTS`, transposed)."""
+    return np.ascontiguousarray(oversample.PHASE_WEIGHTS.T)
 
 
 @lru_cache(maxsize=1)
 def _block_matrix() -> np.ndarray:
-    """``(_BLOCK + 11, 3 * _BLOCK)``: row window ``x[b .. b + _BLOCK + 10]`` -> phases 1..3 of its _BLOCK windows.
+    """``(_BLOCK + TAPS_PER_PHASE - 1, 3 * _BLOCK)``: a row window -> phases 1..3 of its _BLOCK windows.
 
     Columns ``3r .. 3r + 2`` hold the phase taps of the window starting at offset r.
     """
@@ -90,7 +78,7 @@ def _true_peak_linear(x: np.ndarray) -> float:
     mags = np.abs(padded)
     chunk_max = mags[:, : n_chunks * _CHUNK].reshape(x.shape[0], n_chunks, _CHUNK).max(axis=2)
     tail = mags[:, n_chunks * _CHUNK :].max(axis=1, keepdims=True)
-    # A window starting in chunk j reaches 11 samples into chunk j + 1 (or the tail).
+    # A window starting in chunk j reaches TAPS_PER_PHASE - 1 samples into chunk j + 1 (or the tail).
     reach = np.maximum(chunk_max, np.concatenate([chunk_max[:, 1:], tail], axis=1))
     bounds = gain * reach
     best = float(max(chunk_max.max(), tail.max()))
@@ -105,7 +93,7 @@ def _true_peak_linear(x: np.ndarray) -> float:
 
 
 def true_peak_of(x: np.ndarray, *, sr: int) -> float:
-    """:func:`true_peak_db` of a validated signal; under 12 samples a TooShortError."""
+    """:func:`true_peak_db` of a validated signal; under 24 samples (its taps per phase) a TooShortError."""
     require("truePeak", x.shape[1], sr)
     return amplitude_db(_true_peak_linear(x))
 

@@ -18,11 +18,10 @@ import math
 from collections.abc import Sequence
 
 from ..errors import TaskError
-from .selection import PlacedNote, bar_range
+from .selection import ONSET_TOL_BEATS, PlacedNote, bar_range
 from .theory import parse_chord, scale_pcs
 
 EPS = 1e-6
-ONSET_TOL_BEATS = 0.02
 CLASH_INTERVALS = frozenset({1, 11})
 
 
@@ -65,7 +64,7 @@ def clashes(notes: Sequence[PlacedNote], against: Sequence[PlacedNote], *, beats
 
 
 def doubling(notes: Sequence[PlacedNote], against: Sequence[PlacedNote]) -> float:
-    """Share of selected notes that start within 0.02 beats of an ``against`` note of the same pitch class.
+    """Share of selected notes that start within :data:`ONSET_TOL_BEATS` of an ``against`` note of the same pitch class.
 
     0.0 with no selected notes.
     """
@@ -79,7 +78,7 @@ def doubling(notes: Sequence[PlacedNote], against: Sequence[PlacedNote]) -> floa
 
 def roots(notes: Sequence[PlacedNote], *, chords: Sequence[str], bars: range | Sequence[int],
           beats_per_bar: float = 4) -> float:
-    """Share of bars whose downbeat has an onset (within 0.02 beats) on the pitch class of the bar's chord root.
+    """Share of bars whose downbeat has an onset (within :data:`ONSET_TOL_BEATS`) on the pitch class of the bar's chord root.
 
     ``chords`` are cycled over the bars: bar ``i`` plays ``chords[(i - first_bar) % len(chords)]``. The root
     of a slash chord is its named root (A for ``Am/C``), not its bass.

@@ -20,17 +20,17 @@ import math
 from collections.abc import Sequence
 
 from ..errors import TaskError
-from .selection import PlacedNote, bar_range
+from .selection import HIT_TOL_BEATS, PlacedNote, bar_range
 from .theory import parse_pitch
 
 EPS = 1e-9
-PATTERN_TOL_BEATS = 0.03
 POSITION_DECIMALS = 3
 
 
 def pattern(notes: Sequence[PlacedNote], *, pitches: Sequence[int | str], at: Sequence[float],
             bars: range | Sequence[int], beats_per_bar: float = 4) -> float:
-    """Share of (bar, position) pairs with an onset of one of ``pitches`` within 0.03 beats.
+    """Share of (bar, position) pairs with an onset of one of ``pitches`` within :data:`HIT_TOL_BEATS`
+    (0.03 beats).
 
     ``at`` holds positions in the bar in beats (0 = the downbeat).
     """
@@ -41,7 +41,7 @@ def pattern(notes: Sequence[PlacedNote], *, pitches: Sequence[int | str], at: Se
     onsets = [n.start_beats for n in notes if n.p in wanted]
     pairs = [(i, pos) for i in span for pos in at]
     hit = sum(1 for i, pos in pairs
-              if any(abs(s - (i * beats_per_bar + pos)) <= PATTERN_TOL_BEATS + EPS for s in onsets))
+              if any(abs(s - (i * beats_per_bar + pos)) <= HIT_TOL_BEATS + EPS for s in onsets))
     return hit / len(pairs)
 
 

@@ -25,6 +25,13 @@ from ..errors import TaskError
 from ..song.model import Song, Track
 from .theory import parse_pitch
 
+#: How far from a beat an onset may start and still count as on it, for the harmony readings (``doubling``,
+#: ``roots``, ``harmonized``): 0.02 beats either side. The one definition; every reading imports it.
+ONSET_TOL_BEATS = 0.02
+#: The same for a hit of ``pattern``: 0.03 beats, as the bench defines that check (wider than
+#: :data:`ONSET_TOL_BEATS`; kept as it is, since a change to either tolerance moves scores).
+HIT_TOL_BEATS = 0.03
+
 NEW = "new"
 
 

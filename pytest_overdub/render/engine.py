@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import io
 import math
 from dataclasses import dataclass
@@ -70,11 +69,12 @@ from ..devices import house_class
 from ..devices.base import Effect, Instrument, NoteEvent
 from ..dsp.compiled import all_finite, copy_scaled
 from ..dsp.dynamics import balance_gains, hard_clip
+from ..dsp import levels
+from ..dsp.signals import device_seed
 from ..errors import DeviceError, RenderError
 from ..song.model import Clip, Insert, Song, Track, song_from_data
 from ..song.timing import Timeline
-from .heap import tune_malloc
-from .stems import PROCESS_CACHE, StemCache, StemWarning, stem_key
+from .stems import StemCache, StemWarning, default_cache, stem_key
 
 #: Longest segment an automated effect is processed in while a param ramps.
 SEGMENT_FRAMES = 8192
@@ -112,14 +112,9 @@ class Render:
 
 # --- small pure helpers -------------------------------------------------------------------------
 
-def device_seed(device_id: str, track_id: str) -> int:
-    """A device's seed: the first 8 bytes of sha256("device_id|track_id"), big-endian."""
-    return int.from_bytes(hashlib.sha256(f"{device_id}|{track_id}".encode()).digest()[:8], "big")
-
-
 def db_to_gain(gain_db: float) -> float:
     """Linear gain of ``gain_db``; :data:`SILENCE_DB` or lower is exactly 0."""
-    return 0.0 if gain_db <= SILENCE_DB else 10.0 ** (gain_db / 20.0)
+    return 0.0 if gain_db <= SILENCE_DB else levels.db_to_gain(gain_db)
 
 
 def soft_clip(x: np.ndarray) -> np.ndarray:
@@ -689,8 +684,8 @@ def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
     """Render ``song`` to a stereo mix and per-track stems.
 
     ``tracks``: None = the whole mix honouring mute/solo; a list of track ids (or names) = exactly those
-    tracks, mute and solo ignored. ``cache``: a :class:`StemCache`, or None for the process cache
-    :data:`~pytest_overdub.render.stems.PROCESS_CACHE`. ``trust_kernels``: run song-defined kernels
+    tracks, mute and solo ignored. ``cache``: a :class:`StemCache`, or None for
+    :func:`~pytest_overdub.render.stems.default_cache` (the process cache in a scorer, none in a library). ``trust_kernels``: run song-defined kernels
     in-process (None = ``kernels.trust_kernels_default()``). ``devices``: extra device classes by id
     (``Effect``/``Instrument`` subclasses) that take precedence over house devices; for tests and tools.
     """
@@ -698,8 +693,7 @@ def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
         song = song_from_data(song)
     if int(sr) <= 0:
         raise RenderError(f"sr = {sr!r}: the sample rate must be a positive number of Hz (48000 canonical)")
-    tune_malloc()  # once per process: freed blocks up to 32 MB are reused, not re-faulted (see .heap)
-    cache = PROCESS_CACHE if cache is None else cache
+    cache = default_cache() if cache is None else cache
     trusted = _trust_default(song) if trust_kernels is None else bool(trust_kernels)
     overrides = dict(devices or {})
     tl = Timeline.of(song, sr=int(sr))

@@ -14,8 +14,11 @@ freed block is there for the next one) and ``M_TRIM_THRESHOLD`` to :data:`KEEP_F
 largest value ``mallopt`` takes): the process keeps up to that much freed memory instead of handing it
 back. The cost is resident memory: a process's heap stays at about its peak after a big render (1.8 GB
 after the 3-minute bench song, 0.2-0.4 GB after scoring the bench's tasks), until it exits or calls
-:func:`release_memory`. It runs once per process, at the first render; with any C library but glibc it
+:func:`release_memory`. It runs once per process; with any C library but glibc it
 does nothing, and ``OVERDUB_MALLOC_TUNING=0`` turns it off. Samples never change.
+
+Only the scorer runtime applies it (:func:`pytest_overdub.runtime.enter`, called by the ``overdub`` command
+and the pytest plugin); ``render()`` used as a library leaves malloc as it found it.
 """
 
 from __future__ import annotations
@@ -56,6 +59,11 @@ def tune_malloc() -> bool:
         if not _done:
             _done.append(_apply())
         return _done[0]
+
+
+def tuned() -> bool:
+    """True when this process has applied the tuning (a scorer that entered :mod:`pytest_overdub.runtime`)."""
+    return bool(_done and _done[0])
 
 
 def _apply() -> bool:

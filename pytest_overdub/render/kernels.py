@@ -28,7 +28,6 @@ import builtins
 import linecache
 import math
 import re
-import sys
 import traceback
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
@@ -37,6 +36,7 @@ import numpy as np
 
 from ..devices.base import Effect, Instrument, NoteEvent
 from ..devices.params import DeviceSpec, Param
+from ..dsp.signals import device_seed
 from ..errors import KernelError
 from .trust import trust_kernels_default
 
@@ -48,11 +48,8 @@ MAX_PARAMS = 64
 MAX_TAIL_S = 60.0
 
 
-def kernel_seed(device_id: str, track_id: str) -> int:
-    """The seed a kernel gets on one track: SHA-256 of the device id and the track id (64 bits)."""
-    from ..dsp.signals import seed_for
-
-    return seed_for(device_id, track_id)
+#: The seed a kernel gets on one track (``ctx.seed``): the engine's one seed function for every device.
+kernel_seed = device_seed
 
 
 # --------------------------------------------------------------------------------------------------
@@ -319,13 +316,15 @@ def check_output(defn: KernelDefinition, y: Any, n: int, *, check_finite: bool =
 def check_finite_audio(defn: KernelDefinition, y: np.ndarray) -> None:
     """Raise :class:`KernelError` at the first NaN or inf sample, naming its channel and frame.
 
-    In a process that has loaded the compiled dsp loops (the scorer has), the check is their one-pass
-    ``all_finite``; elsewhere (the sandbox child never loads numba) numpy's ``isfinite``."""
-    compiled = sys.modules.get("pytest_overdub.dsp.compiled")
-    if compiled.all_finite(y) if compiled is not None else np.isfinite(y).all():
+    One check wherever it runs: the compiled one-pass ``all_finite``. Only the scorer runs it (trusted
+    kernels and the sandbox's answers alike); the sandbox child, which never loads numba, calls kernels
+    with ``check_finite=False`` and leaves the check to the scorer."""
+    from ..dsp.compiled import all_finite
+
+    if all_finite(y):
         return
     ch, frame = (int(i[0]) for i in np.nonzero(~np.isfinite(y)))
-    raise KernelError(f"kernel {defn.id} returned {y[ch, frame]!r} at channel {ch}, frame {frame}; "
+    raise KernelError(f"kernel {defn.id} returned {float(y[ch, frame])!r} at channel {ch}, frame {frame}; "
                       f"output must be finite (no NaN or inf)")
 
 

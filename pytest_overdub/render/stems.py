@@ -15,8 +15,9 @@ Mute, solo and the track's position are not part of the key: they decide which s
 how a stem sounds. So rendering a subset of tracks, or the same song again, costs only the mix.
 
 :data:`PROCESS_CACHE` is the one explicit, documented process-wide cache that :func:`render` uses when it
-is given no cache; it is bounded (an LRU by bytes, default :data:`DEFAULT_MAX_BYTES`, overridable with the
-environment variable ``OVERDUB_STEM_CACHE_MB``) and emptied with ``PROCESS_CACHE.clear()``.
+is given no cache in a process that entered the scorer runtime (:mod:`pytest_overdub.runtime`); it is
+bounded (an LRU by bytes, default :data:`DEFAULT_MAX_BYTES`, overridable with the environment variable
+``OVERDUB_STEM_CACHE_MB``) and emptied with ``PROCESS_CACHE.clear()``. A library render keeps no stems.
 Cached arrays are read-only so no caller can change what the next render reads.
 """
 
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -78,16 +78,6 @@ def stem_key(song: Song, track: Track, *, sr: int, n_frames: int, trusted: bool,
         digest = hashlib.sha256(asset.data.encode()).hexdigest() if asset is not None else None
         h.update(_canon({"asset": asset_id, "sha256": digest}))
     return h.hexdigest()
-
-
-def _env_max_bytes() -> int:
-    raw = os.environ.get("OVERDUB_STEM_CACHE_MB")
-    if raw is None or not raw.strip():
-        return DEFAULT_MAX_BYTES
-    try:
-        return max(0, int(float(raw) * 1024 * 1024))
-    except ValueError:
-        return DEFAULT_MAX_BYTES
 
 
 class StemCache:
@@ -150,5 +140,20 @@ class StemCache:
         return key in self._items
 
 
-#: The process-wide stem cache used when ``render`` is given no ``cache`` (see the module docstring).
-PROCESS_CACHE = StemCache(max_bytes=_env_max_bytes())
+#: The process-wide stem cache ``render`` uses when given no ``cache`` in a scorer (see the module docstring).
+PROCESS_CACHE = StemCache(max_bytes=DEFAULT_MAX_BYTES)
+_sized: list[bool] = []
+
+
+def default_cache() -> StemCache:
+    """The cache ``render()`` uses when given none: :data:`PROCESS_CACHE` in a process that entered the
+    scorer runtime (sized from ``OVERDUB_STEM_CACHE_MB`` at its first use), else a cache that keeps
+    nothing, so a library render leaves no stems behind in the process."""
+    from .. import runtime
+
+    if not runtime.active():
+        return StemCache(max_bytes=0)
+    if not _sized:
+        PROCESS_CACHE.max_bytes = runtime.stem_cache_bytes()
+        _sized.append(True)
+    return PROCESS_CACHE

@@ -2,7 +2,7 @@
 
 Each process gets a different ``PYTHONHASHSEED`` so anything seeded from Python's ``hash()`` would differ.
 The first song uses devices defined in the child script (one draws noise from its seed); the second
-uses the house devices and runs once they exist.
+uses the house devices.
 """
 
 from __future__ import annotations
@@ -74,15 +74,6 @@ def _run(mode: str, hash_seed: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def _house_devices_present() -> bool:
-    from pytest_overdub.devices import house_class
-    try:
-        return all(house_class(d) is not None for d in ("core.drums", "core.keys", "core.pluck",
-                                                         "core.verb", "core.delay"))
-    except ImportError:
-        return False
-
-
 def test_two_processes_render_the_same_bits():
     import json
     a, b = _run("test", "1"), _run("test", "2")
@@ -94,8 +85,6 @@ def test_two_processes_render_the_same_bits():
 
 @pytest.mark.slow
 def test_house_song_renders_the_same_bits_in_two_processes():
-    if not _house_devices_present():
-        pytest.skip("house devices have not landed yet")
     import json
     a, b = _run("house", "1"), _run("house", "3")
     assert a == b

@@ -55,7 +55,7 @@ def test_gain_computer_knee_is_continuous():
 
 def test_db_helpers_and_clips():
     assert db_to_gain(20.0) == pytest.approx(10.0)
-    assert gain_to_db(0.0) == -240.0 and gain_to_db(np.array([0.1]))[0] == pytest.approx(-20.0)
+    assert gain_to_db(0.0) == -120.0 and gain_to_db(np.array([0.1]))[0] == pytest.approx(-20.0)
     np.testing.assert_array_equal(hard_clip(np.array([-3.0, 0.2, 3.0]), ceiling=0.5), [-0.5, 0.2, 0.5])
     x = np.linspace(-20, 20, 100001)
     y = soft_clip(x)

@@ -362,7 +362,8 @@ def test_seeds_come_from_device_and_track_ids():
     go(song(track("t_a", device="test.seeded"), track("t_b", device="test.seeded")))
     assert Seeded.seeds == [device_seed("test.seeded", "t_a"), device_seed("test.seeded", "t_b")]
     assert Seeded.seeds[0] != Seeded.seeds[1]
-    assert device_seed("core.verb", "t_keys") == device_seed("core.verb", "t_keys") < 2 ** 64
+    # pinned: printed by a separate Python process (another PYTHONHASHSEED); a change reseeds every render
+    assert device_seed("core.verb", "t_keys") == 14334488480129071177
 
 
 # --- latency and segments -----------------------------------------------------------------------

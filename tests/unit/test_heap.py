@@ -1,4 +1,5 @@
-"""The scorer's malloc tuning (pytest_overdub.render.heap): freed blocks, however large, are reused.
+"""The scorer's malloc tuning (pytest_overdub.render.heap): freed blocks, however large, are reused in a
+process that entered the scorer runtime, and a library render leaves malloc alone.
 
 Each case runs in a fresh interpreter, so the tuning (a process-wide setting) is tested from a known start.
 The figure counted is the number of minor page faults of ten rounds of two fresh arrays, each page touched
@@ -20,9 +21,12 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "confstr") or not os.confstr("CS
 ROUNDS = """
 import resource, sys
 import numpy as np
+from pytest_overdub import runtime
 from pytest_overdub.render import render
-from pytest_overdub.render.heap import tune_malloc
+from pytest_overdub.render.heap import tuned
 np._core.multiarray._set_madvise_hugepage(False)
+if sys.argv[2] == "scorer":
+    runtime.enter("test")
 render({"id": "tiny", "tempo": 120, "tracks": []})
 def faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -32,14 +36,14 @@ for _ in range(10):
     a = np.empty(int(mb * 131072)); a[::512] = 1.0
     b = np.empty(int(mb * 131072)); b[::512] = 2.0
     del a, b
-print(tune_malloc(), faults() - f0)
+print(tuned(), faults() - f0)
 """
 
 RELEASE = """
 import numpy as np
-from pytest_overdub.render import render
+from pytest_overdub import runtime
 from pytest_overdub.render.heap import release_memory
-render({"id": "tiny", "tempo": 120, "tracks": []})
+runtime.enter("test")
 def rss_mb():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096 / 2**20
@@ -57,14 +61,20 @@ def _run(script: str, *args: str, **env) -> tuple[bool, float]:
 
 
 @pytest.mark.parametrize("mb", [3, 48], ids=["3 MB", "48 MB (above glibc's largest mmap threshold)"])
-def test_after_a_render_freed_blocks_are_reused_not_refaulted(mb):
-    tuned, faults = _run(ROUNDS, str(mb))
-    plain, plain_faults = _run(ROUNDS, str(mb), OVERDUB_MALLOC_TUNING="0")
+def test_in_a_scorer_freed_blocks_are_reused_not_refaulted(mb):
+    tuned, faults = _run(ROUNDS, str(mb), "scorer")
+    plain, plain_faults = _run(ROUNDS, str(mb), "scorer", OVERDUB_MALLOC_TUNING="0")
     assert tuned and not plain
     pages = mb * 256  # 4 KB pages per array
     # with the defaults every array is a fresh mapping: 10 rounds x 2 arrays; tuned, about the first round
     assert plain_faults > 18 * pages
     assert faults < 4 * pages
+
+
+def test_a_library_render_leaves_malloc_at_its_defaults():
+    tuned, faults = _run(ROUNDS, "48", "library")
+    assert not tuned
+    assert faults > 18 * 48 * 256  # every array a fresh mapping, as with glibc's defaults
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads resident memory from /proc")
