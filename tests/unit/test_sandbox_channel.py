@@ -305,3 +305,26 @@ def test_check_reply_accepts_what_the_child_sends():
     assert check_reply(built, "built", sr=SR) is built
     called = {"ok": True, "cpu_ms": 3.5, "timing_ms": [0.1, 2.0, 0.0], "addr": 2 ** 46}
     assert check_reply(called, "called", vm=True) is called
+
+
+def test_a_child_that_stops_reading_cannot_hold_the_scorer():
+    """The kernel replaces the child's receive loop with a sleep, so the scorer's next request (a render
+    with many notes, more than the socket holds) cannot be delivered: the send times out at the
+    wall-clock limit and the child is killed."""
+    src = OS + textwrap.dedent("""
+        _child = _os["sys"].modules["pytest_overdub.render.sandbox.child"]
+        _child.recv = lambda *a, **k: _os["sys"].modules["time"].sleep(3600)
+
+        def render(notes, params, ctx, n_frames):
+            return np.zeros((2, n_frames))
+        """)
+    defn = {"id": "test.deaf", "kind": "instrument", "name": "deaf", "kernel": src, "params": [], "version": 1}
+    dev = build_kernel_device(defn, sr=SR, tempo_bpm=120.0, seed=7, trusted=False,
+                              limits=SandboxLimits(cpu_s=2, mem_mb=1024, wall_s=1.5))
+    n = 200_000
+    payload = {"pitch": [60] * n, "velocity": [0.5] * n, "start_s": [0.0] * n, "dur_s": [0.1] * n,
+               "index": list(range(n)), "params": {}}
+    with pytest.raises(KernelError) as info:
+        dev._backend.render(payload, {}, 4800)
+    dev.close()
+    assert info.value.reason == "wall-clock timeout of 1.5 s while receiving its input"

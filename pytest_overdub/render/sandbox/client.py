@@ -236,9 +236,14 @@ class SandboxedKernel:
         if self.sock is None:
             raise KernelError(f"kernel {self.defn.id}: its sandbox child has ended")
         try:
+            # A child that stops reading (its kernel replaced the child's loop) fills the socket: the
+            # request then waits at most the wall-clock limit, never a previous reply's leftover.
+            self.sock.settimeout(self.limits.wall_s)
             send(self.sock, msg, fds)
+        except TimeoutError:
+            raise self._died("receiving its input", timed_out=True) from None
         except OSError:
-            raise self._died("while receiving its input") from None
+            raise self._died("receiving its input") from None
 
     def _reply(self, deadline: float, doing: str, kind: str) -> dict:
         """The child's reply of ``kind`` (``ready``, ``built`` or ``called``), after any notes. Every
