@@ -8,6 +8,9 @@ and if it keeps a view of its input in ``ctx.state`` those pages are made privat
 child's memory with :func:`vm_read` (one copy into the scorer's own memory, which the child can never
 touch again), or, where that is not permitted, through the pool. Whether it is permitted is learnt once
 per child by reading :data:`VM_PROBE` from the child.
+
+Every memfd is sealed at its size before any child can see it (:func:`new_memfd`): a kernel can reach
+the fd during a call, and a truncated file would fault the scorer's mapping (SIGBUS) on its next touch.
 """
 
 from __future__ import annotations
