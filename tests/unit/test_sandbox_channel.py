@@ -89,50 +89,39 @@ def process(x, params, ctx):
 """
 
 SCENARIO = """
-import numpy as np
-from pytest_overdub.errors import KernelError
-from pytest_overdub.render.kernels import build_kernel_device
-from pytest_overdub.render.sandbox import SandboxLimits, kernel_session
+import json
+from pytest_overdub.bench.tasks import bundled_bench, score_task
+from pytest_overdub.bench.validity import load_answer
+from pytest_overdub.song.submission import submission_from_data
 
-def device(src, dev_id):
-    defn = {"id": dev_id, "kind": "effect", "name": dev_id, "kernel": src, "params": [], "version": 1}
-    return build_kernel_device(defn, sr=48000, tempo_bpm=120.0, seed=7, trusted=False,
-                               limits=SandboxLimits(cpu_s=2, mem_mb=1024, wall_s=4.0))
-
-x = np.ones((2, 4800))
-with kernel_session():
-    bad = device(%r, "test.truncate")
-    for _ in range(2):
-        try:
-            y = bad.process(x, {})
-            print("truncating kernel:", "unchanged" if (y == x).all() else "changed")
-        except KernelError as e:
-            print("truncating kernel: fault:", getattr(e, "reason", e))
-    bad.close()
-    for i in range(2):
-        good = device("def process(x, params, ctx):\\n    return 0.5 * x\\n", "test.half")
-        print("next device:", float(good.process(x, {}).max()), float(good.process(x, {}).min()))
-        good.close()
+bench = bundled_bench()
+ops = json.loads(bench.oracle_path("device-dotted-echo").read_text())["ops"]
+ops[0]["device"]["kernel"] = %r
+res = score_task(bench.task("device-dotted-echo"), submission_from_data(ops), bench=bench, trusted=False)
+print("truncating:", res.check("clean").score, [w for w in res.warnings if w.startswith("fault")])
+task = bench.task("device-rumble-filter")
+sub, _ = load_answer(bench.oracle_path(task.id), task_id=task.id, kind="oracle")
+print("next scoring:", score_task(task, sub, bench=bench, trusted=False).score)
 """
 
 
-def test_a_kernel_that_truncates_the_pool_does_not_harm_the_scorer():
+def test_a_kernel_that_truncates_the_pool_faults_its_task_and_the_scorer_goes_on():
     """The kernel finds the pool's fd by ``fstat`` over small fd numbers and truncates it. Before the
-    pool was sealed the scorer died of SIGBUS on its next write to it; now the truncation is stopped
-    (seccomp) or refused (the seals), and the next devices of the scoring run exactly. In a subprocess,
-    so a scorer killed by a signal fails this test instead of ending the test run."""
+    pool was sealed the scorer died of SIGBUS on its next write to it (``overdub score`` exited -7 with
+    no output); now the truncation is stopped (seccomp) or refused (the seals): the task's scoring ends
+    with a fault warning and a failed ``clean`` gate, and the next scoring in the same process is exact.
+    In a subprocess, so a scorer killed by a signal fails this test instead of ending the test run."""
     run = subprocess.run([sys.executable, "-c", SCENARIO % TRUNCATE], capture_output=True, text=True,
-                         timeout=120, cwd="/")
+                         timeout=300, cwd="/")
     assert run.returncode == 0, (run.returncode, run.stdout, run.stderr[-2000:])
-    lines = run.stdout.splitlines()
-    assert lines[2:] == ["next device: 0.5 0.5"] * 2, run.stdout
-    first, second = lines[:2]
+    truncating, following = run.stdout.splitlines()
+    assert following == "next scoring: 1.0"
     if "seccomp" in _layers():
-        assert first == ("truncating kernel: fault: stopped by the sandbox: a forbidden system call while "
-                         "running; the kernel truncated a file (file writes are not allowed)")
-        assert second.startswith("truncating kernel: fault:") and "already faulted" in second
-    else:
-        assert lines[:2] == ["truncating kernel: unchanged"] * 2
+        why = ("stopped by the sandbox: a forbidden system call while running; the kernel truncated a file "
+               "(file writes are not allowed)")
+        assert truncating.startswith("truncating: 0.0 ['fault: ") and why in truncating, truncating
+    else:  # the seals refuse it and the kernel returns its input
+        assert truncating == "truncating: 1.0 []"
 
 
 def _layers() -> tuple[str, ...]:

@@ -7,7 +7,7 @@ the child reports is treated as untrusted: each reply is bounded and checked fie
 used (:mod:`.replies`), and a malformed one ends the child. Faults are
 :class:`~pytest_overdub.errors.KernelError` with a ``reason``: the kernel's traceback, "CPU time limit of
 2 s exceeded", "wall-clock timeout of 3 s", "stopped by the sandbox: a forbidden system call; the kernel
-called os.system ...", "sent a malformed reply while loading: latency_frames 60000000.0 is outside
+called os.system ...", "sent a malformed reply while loading: latency_frames 60000000 is outside
 0..480000", ...
 """
 

@@ -20,7 +20,7 @@ note        ``note`` (a string of at most :data:`MAX_NOTE_CHARS`); at most :data
 Durations (``cpu_ms``, ``timing_ms``) are finite, in 0..:data:`MAX_MS`; addresses are ints in
 1..2**56 (the top of a 5-level-paging user space); ``true``/``false`` never pass for numbers; a key not
 listed is refused. A message that breaks any of this raises :class:`BadReply`, whose text names the
-field, the value and what was allowed ("latency_frames 60000000.0 is outside 0..480000"); the scorer
+field, the value and what was allowed ("latency_frames 60000000 is outside 0..480000"); the scorer
 then ends the child and reports the device's fault (:mod:`.client`). Strings that pass are made safe to
 print (:func:`printable`). The child clips what it sends to these sizes (:func:`clip`), so an honest
 child never trips them.
