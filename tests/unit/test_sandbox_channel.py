@@ -198,7 +198,7 @@ def test_a_forged_reply_is_a_clean_fault(name):
 
 CALL_FORGERIES = {
     "addr 2**70": ('_real(chan, {**obj, "addr": 2 ** 70} if "addr" in obj else obj, fds)',
-                   "addr 1180591620717411303424 is outside 1..7.20576e+16"),
+                   "addr 1180591620717411303424 is outside 1..72057594037927936"),
     "timing_ms of 4": ('_real(chan, {**obj, "timing_ms": [0, 0, 0, 0]} if "timing_ms" in obj else obj, fds)',
                        "timing_ms [0, 0, 0, 0] is not a list of 3 durations"),
     "cpu_ms -1": ('_real(chan, {**obj, "cpu_ms": -1} if "timing_ms" in obj else obj, fds)',
@@ -274,9 +274,12 @@ def test_framing_refuses_a_long_prefix_unread_and_closes_extra_fds():
     ("ready", {"ready": True, "pid": 5, "layers": ["x"] * 33, "missing": [], "probe": 4096},
      "layers ['x', 'x',"),
     ("ready", {"ready": True, "pid": 5, "layers": [1], "missing": [], "probe": 4096}, "layers[0] 1 is not a string"),
-    ("ready", {"ready": True, "pid": 0, "layers": [], "missing": [], "probe": 4096}, "pid 0 is outside 1..4.1943e+06"),
+    ("ready", {"ready": True, "pid": 0, "layers": [], "missing": [], "probe": 4096}, "pid 0 is outside 1..4194304"),
     ("ready", {"ready": True, "pid": 5, "layers": [], "missing": [], "probe": "0x10"}, "probe '0x10' is not an int"),
     ("called", {"ok": True, "cpu_ms": 1.0, "timing_ms": [0, 0, 0]}, "called reply without addr"),
+    ("called", {"ok": True, "cpu_ms": 1.0, "timing_ms": [0, 0, 0], "addr": 10 ** 400}, "addr 1000000"),
+    ("called", {"ok": True, "cpu_ms": 1.0, "timing_ms": [[[[[0]]]], 0, 0], "addr": 4096},
+     "timing_ms[0] [[[...]]] is not a number"),
     ("fault", {"ok": False, "error": None, "reason": "r"}, "error None is not a string"),
 ])
 def test_check_reply_names_the_field_the_value_and_the_bound(kind, msg, error):

@@ -29,6 +29,7 @@ child never trips them.
 from __future__ import annotations
 
 import math
+import reprlib
 from typing import Any, Callable
 
 #: The largest message the scorer reads from a child; a longer length prefix is refused unread.
@@ -53,9 +54,18 @@ class BadReply(ValueError):
     """A message from a child that is not one the child's code sends; its text says what was wrong."""
 
 
+def _repr() -> reprlib.Repr:
+    short = reprlib.Repr()
+    short.maxlevel, short.maxlist, short.maxdict, short.maxstring, short.maxlong, short.maxother = 2, 4, 4, 40, 40, 40
+    return short
+
+
+_SHORT = _repr()
+
+
 def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:40] + f"... ({len(text)} characters)"
+    """A short repr of a value a child sent (depth, length and digits capped)."""
+    return _SHORT.repr(value)
 
 
 def _number(key: str, value: Any, lo: float, hi: float, *, integer: bool = False) -> None:
@@ -63,8 +73,12 @@ def _number(key: str, value: Any, lo: float, hi: float, *, integer: bool = False
     if isinstance(value, bool) or not isinstance(value, kinds):
         want = "an int" if integer else "a number"
         raise BadReply(f"{key} {_show(value)} is not {want}")
-    if not (math.isfinite(value) and lo <= value <= hi):
-        raise BadReply(f"{key} {_show(value)} is outside {lo:g}..{hi:g}")
+    if (isinstance(value, float) and not math.isfinite(value)) or not lo <= value <= hi:
+        raise BadReply(f"{key} {_show(value)} is outside {_bound(lo)}..{_bound(hi)}")
+
+
+def _bound(value: float) -> str:
+    return str(value) if isinstance(value, int) else f"{value:g}"
 
 
 def _text(key: str, value: Any, limit: int) -> None:
@@ -150,7 +164,12 @@ def check_reply(msg: Any, kind: str, *, sr: int = 48000, vm: bool = False) -> di
     for key, check in fields.items():
         if key not in msg:
             raise BadReply(f"{kind} reply without {key}")
-        check(key, msg[key])
+        try:
+            check(key, msg[key])
+        except BadReply:
+            raise
+        except (ArithmeticError, RecursionError, TypeError, ValueError) as e:  # a value built to break a check
+            raise BadReply(f"{key} could not be checked ({type(e).__name__})") from None
     return msg
 
 
