@@ -32,7 +32,15 @@ the kernel reads it in place, and if it keeps a view of its input in ``ctx.state
 private before the pool is reused. Output: the scorer copies it straight out of the child's memory with
 ``process_vm_readv`` (one copy into the scorer's own memory, which the child can never touch again), or,
 where that is not permitted, through the pool. The scorer enforces a wall-clock timeout and checks the
-output's shape and finiteness itself; everything the child reports is treated as untrusted.
+output's shape and finiteness itself.
+
+Every channel from the child is hostile (a kernel runs in the child's interpreter and can rewrite what it
+sends). The pool memfds are sealed at their size before any child sees them (no shrink, no grow, no
+further seals), so a truncation cannot turn the scorer's next touch of its mapping into a SIGBUS
+(seccomp also kills ``ftruncate``/``fallocate``). The scorer reads a child's messages with a 1 MB cap
+(a longer length prefix is refused unread) and no passed fds, checks every field of every reply with
+bounds before using or allocating anything from it (:mod:`.replies`), and sends with the wall-clock
+limit as timeout. A malformed reply ends the child, which is never reused, and is the device's fault.
 
 Speed: each child is forked ahead of need, hardened and warmed (a pre-faulted heap, the build and call
 paths run once) at nice 19 when the scorer is idle (a session's end; 30-40 ms of CPU that would slow
@@ -42,13 +50,15 @@ the next devices of a session also skip the fresh process's first-call costs.
 
 Faults are :class:`~pytest_overdub.errors.KernelError` with a reason: the kernel's traceback, "CPU time
 limit of 2 s exceeded", "wall-clock timeout of 3 s", "stopped by the sandbox: forbidden system call
-(the kernel called os.system)", ...
+(the kernel called os.system)", "sent a malformed reply while loading: latency_frames 60000000 is
+outside 0..480000", ...
 
 Layout: :mod:`.limits` (SandboxLimits), :mod:`.layers` (fd hygiene and layers 2-6, applied in order by
 ``harden``), :mod:`.seccomp` (the BPF filter, layer 7), :mod:`.audit` (the notes hook), :mod:`.framing`
-(socket messages), :mod:`.transport` (the memfd pool and ``process_vm_readv``), :mod:`.child` (the
-child's loop), :mod:`.server` (the fork server's process), :mod:`.handle` (the scorer's handle on it)
-and :mod:`.client` (:class:`SandboxedKernel`, what :mod:`..kernels` calls).
+(socket messages), :mod:`.replies` (the scorer's checks of a child's messages), :mod:`.transport` (the
+memfd pool and ``process_vm_readv``), :mod:`.child` (the child's loop), :mod:`.server` (the fork server's
+process), :mod:`.handle` (the scorer's handle on it) and :mod:`.client` (:class:`SandboxedKernel`, what
+:mod:`..kernels` calls).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import socket
 import sys
 
 from .framing import send
+from .replies import MAX_NOTE_CHARS, clip
 from .seccomp import WRITE_FLAGS
 
 _AUDIT_WHAT = {
@@ -57,7 +58,7 @@ def install_audit_notes(chan: socket.socket):
         busy[0] = True
         try:
             sent[0] += 1
-            send(chan, {"note": what})
+            send(chan, {"note": clip(what, MAX_NOTE_CHARS)})
         except OSError:
             pass
         finally:

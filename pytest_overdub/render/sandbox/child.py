@@ -14,8 +14,10 @@ counted from now). It exits instead (the scorer then takes a fresh child) when i
 CPU or kept more memory than the headroom its hard limits leave, or the kernel rebound a name in a module
 every kernel shares (numpy, math, builtins, the dsp stdlib and its classes).
 
-Everything the child sends is untrusted by the scorer; it reports ``cpu_ms`` (its CPU time since the
-hand-over) and ``timing_ms`` (pool + input copy, kernel, output write) as diagnostics only.
+Everything the child sends is untrusted by the scorer, which checks every field of every reply
+(:mod:`.replies`); it reports ``cpu_ms`` (its CPU time since the hand-over) and ``timing_ms`` (pool +
+input copy, kernel, output write) as diagnostics only, and clips a fault's texts to the sizes the scorer
+accepts.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from .framing import recv, send
 from .layers import harden
 from .libc import libc
 from .limits import SandboxLimits
+from .replies import MAX_TEXT_CHARS, clip
 from .transport import VM_PROBE, child_pool, make_private
 
 #: Heap a child pre-faults while it waits as a spare (glibc keeps it: see :func:`_warm_heap`).
@@ -116,16 +119,21 @@ def _serve_device(chan: socket.socket, kernels, limits: SandboxLimits, reset_not
             else:
                 _child_call(chan, runtime, msg, fds)
         except kernels.KernelError as e:
-            send(chan, {"ok": False, "error": str(e), "reason": getattr(e, "reason", str(e))})
+            _send_fault(chan, str(e), str(getattr(e, "reason", e)))
         except Exception as e:  # noqa: BLE001 - the host side of the child failed (e.g. a limit hit)
             why = f"the sandbox child failed: {type(e).__name__}: {e}"
-            send(chan, {"ok": False, "error": why, "reason": why})
+            _send_fault(chan, why, why)
         finally:
             for fd in fds:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
+
+
+def _send_fault(chan: socket.socket, error: str, reason: str) -> None:
+    """A fault reply, its texts clipped to what the scorer accepts (a kernel's message may be huge)."""
+    send(chan, {"ok": False, "error": clip(error, MAX_TEXT_CHARS), "reason": clip(reason, MAX_TEXT_CHARS)})
 
 
 def _release(runtime, limits: SandboxLimits, shared: int) -> None:

@@ -3,24 +3,27 @@
 :func:`kernel_session`, the scope in which one child serves a scoring's devices one after another.
 
 The scorer enforces a wall-clock timeout and checks the output's shape and finiteness itself; everything
-the child reports is treated as untrusted. Faults are :class:`~pytest_overdub.errors.KernelError` with a
-``reason``: the kernel's traceback, "CPU time limit of 2 s exceeded", "wall-clock timeout of 3 s",
-"stopped by the sandbox: a forbidden system call; the kernel called os.system ...", ...
+the child reports is treated as untrusted: each reply is bounded and checked field by field before it is
+used (:mod:`.replies`), and a malformed one ends the child. Faults are
+:class:`~pytest_overdub.errors.KernelError` with a ``reason``: the kernel's traceback, "CPU time limit of
+2 s exceeded", "wall-clock timeout of 3 s", "stopped by the sandbox: a forbidden system call; the kernel
+called os.system ...", "sent a malformed reply while loading: latency_frames 60000000 is outside
+0..480000", ...
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import os
 import signal
 import time
 from dataclasses import dataclass, field
 
 from ...errors import KernelError
-from .framing import recv, send
+from .framing import BadMessage, recv, send
 from .handle import fork_server
 from .limits import DEFAULT_LIMITS, SandboxLimits
+from .replies import MAX_NOTES, MAX_REPLY_BYTES, BadReply, check_reply, printable, reply_kind
 from .transport import VM_PROBE, vm_read
 
 _SIGNAL_WHY = {
@@ -107,6 +110,7 @@ class SandboxedKernel:
 
     def __init__(self, defn, *, sr: int, tempo_bpm: float, seed: int, limits: SandboxLimits | None = None):
         self.defn = defn
+        self.sr = sr
         self.limits = limits or DEFAULT_LIMITS
         self.server = fork_server()
         self.notes: list[str] = []
@@ -147,7 +151,7 @@ class SandboxedKernel:
         try:
             with self.server.pool_lock, self._exchange():
                 self._send(build)
-                self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading"))
+                self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading", "built"))
             return True
         except KernelError:
             if self.sock is not None:  # the child answered: the kernel itself failed to load
@@ -163,16 +167,16 @@ class SandboxedKernel:
         with self.server.pool_lock, self._exchange():
             # Pipelined: the build request waits in the socket while the child says it is ready.
             self._send(build)
-            ready = self._reply(time.monotonic() + self.limits.wall_s, "starting")
+            ready = self._reply(time.monotonic() + self.limits.wall_s, "starting", "ready")
             probe = bytearray(len(VM_PROBE))
-            self.vm_read = vm_read(self.pid, ready.get("probe"), probe) and bytes(probe) == VM_PROBE
-            self.layers = tuple(ready.get("layers", ()))
-            self.missing = tuple(ready.get("missing", ()))
-            self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading"))
+            self.vm_read = vm_read(self.pid, ready["probe"], probe) and bytes(probe) == VM_PROBE
+            self.layers = tuple(printable(s) for s in ready["layers"])
+            self.missing = tuple(printable(s) for s in ready["missing"])
+            self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading", "built"))
 
     def _built(self, built: dict) -> None:
-        self.tail_s = float(built.get("tail_s", 0.0))
-        self.latency_frames = int(built.get("latency_frames", 0))
+        self.tail_s = float(built["tail_s"])
+        self.latency_frames = int(built["latency_frames"])
 
     # -- calls
 
@@ -208,10 +212,10 @@ class SandboxedKernel:
             out = "vm" if self.vm_read else out_off
             self._send({**msg, "pool": key, "size": len(mm), "out": out}, (fd,))
             y = _faulted_in((2, n))  # while the child runs: the copy below then lands on mapped pages
-            reply = self._reply(time.monotonic() + self.limits.wall_s, "running")
-            self.last_timing_ms = reply.get("timing_ms")
+            reply = self._reply(time.monotonic() + self.limits.wall_s, "running", "called")
+            self.last_timing_ms = reply["timing_ms"]
             if self.vm_read:
-                if not vm_read(self.pid, reply.get("addr"), y):
+                if not vm_read(self.pid, reply["addr"], y):
                     raise self._died("returning its output (its memory could not be read)", kill=True)
             else:
                 y[...] = np.frombuffer(mm, dtype=np.float64, count=2 * n, offset=out_off).reshape(2, n)
@@ -232,30 +236,50 @@ class SandboxedKernel:
         if self.sock is None:
             raise KernelError(f"kernel {self.defn.id}: its sandbox child has ended")
         try:
+            # A child that stops reading (its kernel replaced the child's loop) fills the socket: the
+            # request then waits at most the wall-clock limit, never a previous reply's leftover.
+            self.sock.settimeout(self.limits.wall_s)
             send(self.sock, msg, fds)
+        except TimeoutError:
+            raise self._died("receiving its input", timed_out=True) from None
         except OSError:
-            raise self._died("while receiving its input") from None
+            raise self._died("receiving its input") from None
 
-    def _reply(self, deadline: float, doing: str) -> dict:
+    def _reply(self, deadline: float, doing: str, kind: str) -> dict:
+        """The child's reply of ``kind`` (``ready``, ``built`` or ``called``), after any notes. Every
+        message is bounded and checked field by field (:mod:`.replies`) before it is used; a malformed
+        one ends the child and is the device's fault. A fault reply raises its KernelError."""
         while True:
             try:
-                msg, fds = recv(self.sock, deadline)
+                msg, _fds = recv(self.sock, deadline, max_bytes=MAX_REPLY_BYTES, max_fds=0)
+                got = reply_kind(msg, kind)
+                check_reply(msg, got, sr=self.sr, vm=self.vm_read)
             except TimeoutError:
                 raise self._died(doing, timed_out=True) from None
+            except (BadMessage, BadReply) as e:
+                raise self._malformed(doing, str(e)) from None
             except (EOFError, OSError):
                 raise self._died(doing) from None
-            for f in fds:
-                os.close(f)
-            if "note" in msg:
-                self.notes.append(str(msg["note"]))
+            if got == "note":
+                if len(self.notes) >= MAX_NOTES:
+                    raise self._malformed(doing, f"more than {MAX_NOTES} notes")
+                self.notes.append(printable(msg["note"]))
                 continue
-            if isinstance(msg.get("cpu_ms"), (int, float)):
+            if "cpu_ms" in msg:
                 self.child_cpu_ms = float(msg["cpu_ms"])
-            if msg.get("ok") is False:
-                err = KernelError(str(msg.get("error")))
-                err.reason = str(msg.get("reason"))
+            if got == "fault":
+                err = KernelError(printable(msg["error"]))
+                err.reason = printable(msg["reason"])
                 raise err
             return msg
+
+    def _malformed(self, doing: str, what: str) -> KernelError:
+        """A child that sent what its code never sends (the kernel forged it): ended, never reused."""
+        self._end(kill=True)
+        why = f"sent a malformed reply while {doing}: {printable(what)}"
+        err = KernelError(f"kernel {self.defn.id} faulted in the sandbox: {why}")
+        err.reason = why
+        return err
 
     def _died(self, doing: str, *, timed_out: bool = False, kill: bool = False) -> KernelError:
         status = self._end(kill=timed_out or kill)

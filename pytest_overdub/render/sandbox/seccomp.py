@@ -8,6 +8,8 @@ module loading, reboot, swap, personality and memfd_create; open/openat with a w
 flag; kill/tkill/tgkill of any pid but the child's own; and ``ioctl(TIOCSTI)``. ``openat2`` fails with
 ENOSYS instead, so callers fall back to ``openat``, whose flags the filter can read (openat2 passes them
 in a struct it cannot). Every other call is allowed: Landlock and the rlimits bound what they can reach.
+``ftruncate`` and ``fallocate`` kill too: the only files a child holds open for writing are the scorer's
+sealed transfer memfds, which refuse both anyway (:func:`.transport.new_memfd`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ _RET_ERRNO = 0x00050000
 _LD_W_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 # x86_64 syscall numbers.
 _X86_64_KILL = {
+    77: "ftruncate", 285: "fallocate",  # the transfer pool is sealed too (see .transport.new_memfd)
     59: "execve", 322: "execveat", 57: "fork", 58: "vfork", 56: "clone", 435: "clone3",
     41: "socket", 53: "socketpair", 42: "connect", 49: "bind", 50: "listen", 43: "accept",
     288: "accept4", 101: "ptrace", 310: "process_vm_readv", 311: "process_vm_writev", 312: "kcmp",
