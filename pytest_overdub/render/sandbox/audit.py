@@ -31,6 +31,7 @@ _AUDIT_WHAT = {
     "os.mkdir": "made a directory (file writes are not allowed)",
     "os.truncate": "truncated a file (file writes are not allowed)",
     "_thread.start_new_thread": "started a thread (threads are not allowed)",
+    "resource.prlimit": "called resource.prlimit (acting on another process is not allowed)",
 }
 
 

@@ -13,16 +13,22 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import stat
 import struct
 import sys
 
 import pytest_overdub
 
-from .libc import CLONE_NEWNET, CLONE_NEWUSER, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, libc, prctl
+from .libc import (CLONE_NEWNET, CLONE_NEWUSER, PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, libc,
+                   prctl)
 from .limits import REUSE_HEADROOM_MB, SandboxLimits
 from .seccomp import layer_seccomp
 
-NOBODY_UID = 65534
+#: As root each child runs as uid (and gid) ``UID_BASE + pid``: unused by any user, below 2**31.
+UID_BASE = 0x7A000000
+_SYS_CAPSET = 126  # x86_64
+_CAP_V3 = 0x20080522
+_CAP_DAC_READ_SEARCH = 2
 
 
 def layer_rlimits(limits: SandboxLimits) -> str:
@@ -68,35 +74,129 @@ def layer_no_new_privs() -> str:
 
 # Landlock (linux/landlock.h); x86_64, aarch64 and most arches share these syscall numbers.
 _LL_CREATE, _LL_ADD_RULE, _LL_RESTRICT = 444, 445, 446
-_LL_READ = (1 << 2) | (1 << 3)  # READ_FILE | READ_DIR
+_LL_READ_FILE = 1 << 2
+_LL_READ = _LL_READ_FILE | (1 << 3)  # READ_FILE | READ_DIR
 _LL_FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 4: (1 << 15) - 1,
                  5: (1 << 16) - 1}
 
 
-def _landlock_paths() -> list[str]:
-    here = os.path.dirname(os.path.abspath(pytest_overdub.__file__))  # the pytest_overdub package
-    paths = {here, sys.prefix, sys.base_prefix, sys.exec_prefix}
-    paths.update(p for p in sys.path if p and os.path.isdir(p) and not os.path.samefile(p, os.getcwd()))
-    paths.update(("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"))
-    return sorted(p for p in paths if os.path.isdir(p))
+def read_set() -> tuple[list[str], list[str]]:
+    """What a child may read: ``(roots, never)``. Roots: the interpreter's stdlib (with lib-dynload),
+    numpy and scipy (and their wheels' vendored ``<name>.libs``), the ``pytest_overdub`` package
+    directory, the system's shared libraries (the multiarch library directories and the directories of
+    the libraries this process has mapped) and ``/etc/ld.so.cache``. Never, even beneath a root: every
+    site-packages directory (bar numpy's and scipy's own), the checkout the package sits in and the
+    working directory; a root with one of them beneath it is granted entry by entry around it."""
+    import importlib.util
+    import site
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    roots = [paths["stdlib"], paths["platstdlib"], os.path.dirname(os.path.abspath(pytest_overdub.__file__))]
+    never = {paths["purelib"], paths["platlib"], *site.getsitepackages(), site.getusersitepackages(),
+             os.path.dirname(roots[-1])}
+    never.update(p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages"))
+    for name in ("numpy", "scipy"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            pkg = list(spec.submodule_search_locations)[0]
+            roots += [pkg, pkg + ".libs", os.path.join(os.path.dirname(pkg), name + ".libs")]
+    arch = sysconfig.get_config_var("MULTIARCH") or f"{os.uname().machine}-linux-gnu"
+    roots += ["/lib64", "/usr/lib64", f"/lib/{arch}", f"/usr/lib/{arch}", "/etc/ld.so.cache"]
+    roots += sorted(_mapped_dirs() - {sys.prefix, sys.base_prefix, sys.exec_prefix})
+    real = lambda p: os.path.realpath(p)
+    never_real = {real(p) for p in never if p} - {"/"}
+    return sorted({real(p) for p in roots if os.path.exists(p)} - never_real), sorted(never_real)
+
+
+def _mapped_dirs() -> set[str]:
+    """The directories of the shared libraries this process has mapped, outside the Python install
+    (those are covered by the stdlib, numpy and scipy roots)."""
+    installs = tuple(os.path.realpath(p) + "/" for p in {sys.prefix, sys.base_prefix, sys.exec_prefix})
+    dirs = set()
+    with open("/proc/self/maps") as f:
+        for line in f:
+            path = line.rstrip("\n").split(None, 5)[-1] if line.count(" ") >= 5 else ""
+            if path.startswith("/") and ".so" in os.path.basename(path):
+                d = os.path.realpath(os.path.dirname(path))
+                if not (d + "/").startswith(installs):
+                    dirs.add(d)
+    return dirs
+
+
+def _rules(roots: list[str], never: list[str]) -> list[tuple[str, int]]:
+    """``(path, access)`` rules for ``roots``: a whole tree where nothing of ``never`` lies beneath it,
+    else each entry of it but those (so the directory itself cannot be listed)."""
+    rules: list[tuple[str, int]] = []
+    never = set(never)
+
+    def beneath(a: str, b: str) -> bool:
+        return a == b or a.startswith(b.rstrip("/") + "/")
+
+    def add(path: str) -> None:
+        if path in never:  # a root is taken as given (numpy's lies in site-packages); entries are not
+            return
+        if not os.path.isdir(path):
+            rules.append((path, _LL_READ_FILE))
+        elif not any(beneath(n, path) for n in never):
+            rules.append((path, _LL_READ))
+        else:
+            for entry in sorted(os.listdir(path)):
+                add(os.path.realpath(os.path.join(path, entry)))
+
+    for root in roots:
+        add(root)
+    return rules
+
+
+#: The Landlock ruleset a fork server builds once (:func:`prepare_landlock`); its children inherit the fd.
+_PREPARED: list = [None]
+#: Whether a child keeps CAP_DAC_READ_SEARCH when it drops its uid (:func:`layer_uid`).
+_READ_SEARCH: list = [False]
+#: ``sys.path`` in a child: the entries inside the read set (an unreadable site-packages would turn a
+#: library's optional ``import`` into a PermissionError instead of an ImportError).
+_SYS_PATH: list = []
+
+
+def prepare_landlock() -> None:
+    """Build the read set's Landlock ruleset once, in the fork server before it forks: a child then only
+    calls ``landlock_restrict_self`` with the inherited fd. A no-op where Landlock is unavailable."""
+    abi = libc.syscall(_LL_CREATE, None, 0, 1)
+    if abi < 1 or _PREPARED[0] is not None:
+        return
+    ruleset = _landlock_ruleset(abi)
+    try:
+        roots, never = read_set()
+        for path, access in _rules(roots, never):
+            _landlock_allow(ruleset, path, access)
+    except OSError:
+        os.close(ruleset)
+        raise
+    _PREPARED[0] = (ruleset, abi)
+    _READ_SEARCH[0] = _needs_read_search(roots)
+    inside = lambda p: any(p == r or p.startswith(r.rstrip("/") + "/") for r in roots) and p not in never
+    _SYS_PATH[:] = [p for p in sys.path if p and inside(os.path.realpath(p))]
 
 
 def layer_landlock() -> str:
-    """Read-only access beneath the Python install and the package; no writes anywhere, no exec, no TCP
-    bind/connect (ABI 4), no signals or abstract sockets outside the sandbox (ABI 6)."""
-    abi = libc.syscall(_LL_CREATE, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
-    if abi < 1:
-        e = ctypes.get_errno()
-        raise OSError(e, f"Landlock unavailable: {os.strerror(e)}")
-    ruleset = _landlock_ruleset(abi)
+    """Read-only access to the read set (:func:`read_set`) and nothing else; no writes anywhere, no exec,
+    no TCP bind/connect (ABI 4), no signals or abstract sockets outside the sandbox (ABI 6). ``sys.path``
+    keeps only its entries inside the read set."""
+    if _PREPARED[0] is None:
+        abi = libc.syscall(_LL_CREATE, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
+        if abi < 1:
+            e = ctypes.get_errno()
+            raise OSError(e, f"Landlock unavailable: {os.strerror(e)}")
+        prepare_landlock()
+    ruleset, abi = _PREPARED[0]
+    _PREPARED[0] = None
     try:
-        for path in _landlock_paths():
-            _landlock_allow_read(ruleset, path)
         if libc.syscall(_LL_RESTRICT, ctypes.c_int(ruleset), 0) != 0:
             e = ctypes.get_errno()
             raise OSError(e, f"landlock_restrict_self: {os.strerror(e)}")
     finally:
         os.close(ruleset)
+    sys.path[:] = _SYS_PATH
     return f"landlock(abi {abi})"
 
 
@@ -117,11 +217,11 @@ def _landlock_ruleset(abi: int) -> int:
     return ruleset
 
 
-def _landlock_allow_read(ruleset: int, path: str) -> None:
-    """Add a rule to ``ruleset``: reading files and directories beneath ``path`` is allowed."""
+def _landlock_allow(ruleset: int, path: str, access: int) -> None:
+    """Add a rule to ``ruleset``: ``access`` (reading files, and listing directories) beneath ``path``."""
     fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     try:
-        rule = struct.pack("<Qi", _LL_READ, fd)  # landlock_path_beneath_attr, packed
+        rule = struct.pack("<Qi", access, fd)  # landlock_path_beneath_attr, packed
         if libc.syscall(_LL_ADD_RULE, ctypes.c_int(ruleset), 1, ctypes.c_char_p(rule), 0) != 0:
             e = ctypes.get_errno()
             raise OSError(e, f"landlock_add_rule({path}): {os.strerror(e)}")
@@ -129,36 +229,87 @@ def _landlock_allow_read(ruleset: int, path: str) -> None:
         os.close(fd)
 
 
-def layer_uid() -> str:
-    """Drop to ``nobody`` (no supplementary groups) when running as root; all capabilities go with it."""
+def layer_uid(*, read_search: bool = False) -> str:
+    """When running as root, drop to a uid (and gid) of this child's own, :data:`UID_BASE` + its pid, with
+    no supplementary groups and no capabilities: the kernel's own permission checks then keep a child
+    away from every other process, other children included. ``read_search`` keeps CAP_DAC_READ_SEARCH
+    alone (only ever with Landlock active: Landlock then decides alone what the child reads), for an
+    interpreter installed where ``nobody`` cannot reach (a private home)."""
     if os.geteuid() != 0:
         raise OSError(0, "not running as root: stays as uid %d" % os.geteuid())
+    uid = UID_BASE + os.getpid()
+    if read_search:
+        prctl(PR_SET_KEEPCAPS, 1)
     os.setgroups([])
-    os.setgid(NOBODY_UID)
-    os.setuid(NOBODY_UID)
-    return "uid(nobody)"
+    os.setgid(uid)
+    os.setuid(uid)
+    if not read_search:
+        return f"uid({uid})"
+    header = struct.pack("<Ii", _CAP_V3, 0)
+    keep = 1 << _CAP_DAC_READ_SEARCH
+    data = struct.pack("<6I", keep, keep, 0, 0, 0, 0)  # effective, permitted, inheritable (x2)
+    if libc.syscall(_SYS_CAPSET, ctypes.c_char_p(header), ctypes.c_char_p(data)) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, f"capset: {os.strerror(e)}")
+    prctl(PR_SET_KEEPCAPS, 0)
+    return f"uid({uid}, read-search)"
 
 
-def harden(chan_fd: int, limits: SandboxLimits, keep: tuple[int, ...] = ()) -> tuple[list[str], list[str]]:
+def _needs_read_search(roots: list[str]) -> bool:
+    """True when ``nobody`` could not read some root (a directory above it without ``o+x``)."""
+    for root in roots:
+        d = root if os.path.isdir(root) else os.path.dirname(root)
+        while d and d != "/":
+            if not os.stat(d).st_mode & stat.S_IXOTH:
+                return True
+            d = os.path.dirname(d)
+    return False
+
+
+#: The layers an untrusted kernel needs (``uid`` too when running as root); see :func:`harden`.
+REQUIRED = ("rlimit", "no_new_privs", "landlock", "seccomp")
+
+
+def harden(chan_fd: int, limits: SandboxLimits, keep: tuple[int, ...] = (), *,
+           parent_pid: int | None = None) -> tuple[list[str], list[str], list[str]]:
     """fd hygiene (every descriptor but ``chan_fd`` and ``keep`` closed, stdio on ``/dev/null``, cwd
-    ``/``, death with the server), then every layer in order. Returns ``(layers, missing)``: the active
-    layers' names and, for each one that could not be applied, ``"name: why"``."""
+    ``/``), then every layer in order, then death with the server (``parent_pid``; set after the uid
+    drop, which clears it, and the child exits if the server is already gone). Returns ``(layers,
+    missing, unmet)``: the active layers' names, ``"name: why"`` for each one that could not be applied,
+    and those of :data:`REQUIRED` (and ``uid`` as root) among them."""
+    parent = os.getppid() if parent_pid is None else parent_pid
+    root = os.geteuid() == 0
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     layers, missing = [], []
     devnull = os.open("/dev/null", os.O_RDWR)
     for std in (0, 1, 2):
         os.dup2(devnull, std)
-    keep = sorted({0, 1, 2, chan_fd, *keep})
+    prepared = (_PREPARED[0][0],) if _PREPARED[0] is not None else ()
+    keep = sorted({0, 1, 2, chan_fd, *keep, *prepared})
     for lo, hi in zip(keep, keep[1:] + [65536]):
         os.closerange(lo + 1, hi)
     os.chdir("/")
     sys.dont_write_bytecode = True
-    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    read_search = _READ_SEARCH[0]
     steps = (("rlimit", lambda: layer_rlimits(limits)), ("netns", layer_netns),
              ("no_new_privs", layer_no_new_privs), ("landlock", layer_landlock),
-             ("uid", layer_uid), ("seccomp", layer_seccomp))
+             ("uid", lambda: layer_uid(read_search=read_search and any(n.startswith("landlock") for n in layers))),
+             ("seccomp", layer_seccomp))
     for name, step in steps:
         try:
             layers.append(step())
         except (OSError, ValueError) as e:
             missing.append(f"{name}: {e}")
-    return layers, missing
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the uid drop cleared it
+    if os.getppid() != parent:
+        os._exit(0)
+    required = REQUIRED + (("uid",) if root else ())
+    return layers, missing, [m for m in missing if m.split(":", 1)[0] in required]
+
+
+def weak_refusal(unmet: list[str]) -> str:
+    """The fault an untrusted kernel gets when required layers could not be applied."""
+    return (f"refused: the sandbox could not apply {'; '.join(unmet)}; an untrusted kernel runs only with "
+            "every required layer (rlimit, no_new_privs, landlock, seccomp, and uid when root). "
+            "Pass --overdub-weak-sandbox (or set OVERDUB_WEAK_SANDBOX=1) to run it with the layers that "
+            "could be applied, or --overdub-trust-kernels for your own code")
