@@ -254,3 +254,60 @@ def test_killing_the_scorer_mid_call_leaves_no_process():
         scorer.kill()
         scorer.wait()
     assert gone_within(left) == []
+
+
+# -- the record of the confinement
+
+
+def test_a_scoring_records_the_layers_that_confined_its_kernels():
+    from pytest_overdub.bench.report import result_to_dict
+    from pytest_overdub.bench.tasks import bundled_bench, score_task
+    from pytest_overdub.bench.validity import load_answer
+    from pytest_overdub.render.stems import PROCESS_CACHE
+
+    bench = bundled_bench()
+    task = bench.task("device-dotted-echo")
+    sub, _ = load_answer(bench.oracle_path(task.id), task_id=task.id, kind="oracle")
+    PROCESS_CACHE.clear()
+    boxed = result_to_dict(score_task(task, sub, bench=bench, trusted=False))  # what --json prints
+    trusted = result_to_dict(score_task(task, sub, bench=bench, trusted=True))
+    baseline = result_to_dict(score_task(task, None, bench=bench, trusted=False))
+    PROCESS_CACHE.clear()
+    record = boxed["confinement"]
+    assert record["kernels"] == "sandboxed" and record["weak_sandbox_allowed"] is False
+    for layer in ("rlimit", "no_new_privs", "landlock(abi ", "seccomp") + (("uid(",) if os.geteuid() == 0 else ()):
+        assert any(n.startswith(layer) for n in record["layers"]), layer
+    assert not any(m.split(":")[0] in ("rlimit", "no_new_privs", "landlock", "seccomp") for m in record["missing"])
+    assert trusted["confinement"] == {"kernels": "in-process"}
+    assert baseline["confinement"] is None  # the start song defines no device
+    assert boxed["score"] == trusted["score"] == 1.0
+
+
+def test_a_kernel_is_refused_where_a_required_layer_is_missing():
+    """A child that could not apply a required layer refuses the build before the kernel's source is
+    read, with a message naming the layer and the opt-out; with the opt-out it builds."""
+    import socket
+    import threading
+
+    from pytest_overdub.render import kernels
+    from pytest_overdub.render.sandbox import child
+    from pytest_overdub.render.sandbox.framing import recv, send
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    unmet = ["landlock: Landlock unavailable: Function not implemented"]
+    serving = threading.Thread(target=child._serve_device, args=(theirs, kernels, LIMITS, lambda: None, 0, unmet))
+    serving.start()
+    build = {"op": "build", "defn": effect("raise ValueError('the kernel ran')\n"), "sr": 48000,
+             "tempo_bpm": 120.0, "seed": 1}
+    try:
+        send(ours, build)
+        refused = recv(ours, time.monotonic() + 10)[0]
+        send(ours, {**build, "weak": True})
+        weak = recv(ours, time.monotonic() + 10)[0]
+    finally:
+        ours.close()
+        serving.join(10)
+    assert refused["ok"] is False and "the kernel ran" not in refused["error"]
+    assert refused["error"].startswith("kernel test.confine refused: the sandbox could not apply landlock")
+    assert "--overdub-weak-sandbox" in refused["error"] and "OVERDUB_WEAK_SANDBOX=1" in refused["error"]
+    assert weak["ok"] is False and "ValueError: the kernel ran" in weak["error"]
