@@ -4,8 +4,9 @@ Each ``layer_*`` function applies one layer and returns its name as reported in 
 example ``"landlock(abi 6)"``), or raises ``OSError`` saying why it could not (not root, old kernel,
 another architecture); :func:`harden` applies them all in order and collects both lists. The order
 matters: the network namespace comes before the uid drop (``unshare`` needs root's CAP_SYS_ADMIN, or a
-user namespace otherwise), no_new_privs before Landlock and seccomp (both need it when not root), and
-seccomp last (it would kill the ``unshare`` call).
+user namespace otherwise), no_new_privs before Landlock and seccomp (both need it when not root), Landlock
+before the uid drop (which keeps CAP_DAC_READ_SEARCH only under Landlock), seccomp last (it would kill the
+``unshare`` call), and the parent-death signal after the uid drop (which clears it).
 """
 
 from __future__ import annotations
