@@ -3,13 +3,15 @@
 The filter **kills** the child (``SECCOMP_RET_KILL_PROCESS``, seen by the server as ``SIGSYS``) on:
 another architecture or the x32 ABI; execve, fork/clone (threads too), socket, connect/bind/listen/accept,
 ptrace, process_vm_*, pidfd calls, signals queued to others, file creation, removal, renaming, linking
-and permission changes, mount/namespace calls, SysV IPC, io_uring, bpf, perf, userfaultfd, keyrings,
-module loading, reboot, swap, personality, memfd_create, process_madvise/process_mrelease and file
-handles; open/openat with a write, create or truncate flag; ``fcntl(F_SETOWN*)`` and ``ioctl`` with
-TIOCSTI, FIOSETOWN or SIOCSPGRP; and any call that acts on another process: kill/tkill/tgkill of any pid
-but the child's own (not 0, its process group), and prlimit64, get/setpriority (PRIO_PROCESS only),
-ioprio_get/set (IOPRIO_WHO_PROCESS only), the sched_* calls, migrate_pages, move_pages and
-get_robust_list on any pid but 0 or its own. ``openat2`` fails with
+and permission changes, mount/namespace calls, SysV IPC, POSIX message queues, io_uring, bpf, perf,
+userfaultfd, keyrings, module loading, reboot, swap, personality, memfd_create, syslog, file handles and
+process_madvise/process_mrelease; open/openat with a write, create or truncate flag; ``fcntl(F_SETOWN*)``
+and ``ioctl`` with TIOCSTI, TIOCSPGRP, FIOSETOWN or SIOCSPGRP; and any call aimed at another process:
+kill/tkill/tgkill of any pid but the child's own (not 0, its process group), and prlimit64,
+get/setpriority (PRIO_PROCESS only), ioprio_get/set (IOPRIO_WHO_PROCESS only), the sched_* calls,
+migrate_pages, move_pages, get_robust_list, getpgid, getsid and setpgid on any pid but 0 or its own.
+There is no PID namespace: with this filter, a uid of the child's own (:func:`.layers.layer_uid`) and
+Landlock keeping ``/proc`` shut, no call is left that reaches another process. ``openat2`` fails with
 ENOSYS instead, so callers fall back to ``openat``, whose flags the filter can read (openat2 passes them
 in a struct it cannot). Every other call is allowed: Landlock and the rlimits bound what they can reach.
 """
@@ -44,6 +46,8 @@ _X86_64_KILL = {
     248: "add_key", 249: "request_key", 175: "init_module", 313: "finit_module", 246: "kexec_load",
     169: "reboot", 167: "swapon", 168: "swapoff", 135: "personality", 319: "memfd_create",
     440: "process_madvise", 448: "process_mrelease", 303: "name_to_handle_at", 304: "open_by_handle_at",
+    103: "syslog", 240: "mq_open", 241: "mq_unlink", 242: "mq_timedsend", 243: "mq_timedreceive",
+    244: "mq_notify", 245: "mq_getsetattr",
 }
 _X86_64_ERRNO = {437: ("openat2", 38)}  # ENOSYS: callers fall back to openat, which is checked
 _X86_64_OPEN_FLAGS = {2: ("open", 1), 257: ("openat", 2)}  # syscall -> (name, index of the flags arg)
@@ -64,12 +68,14 @@ _X86_64_SELF_ONLY = {
     203: ("sched_setaffinity", [(0, (_ZERO, _SELF))]), 204: ("sched_getaffinity", [(0, (_ZERO, _SELF))]),
     314: ("sched_setattr", [(0, (_ZERO, _SELF))]), 315: ("sched_getattr", [(0, (_ZERO, _SELF))]),
     256: ("migrate_pages", [(0, (_ZERO, _SELF))]), 279: ("move_pages", [(0, (_ZERO, _SELF))]),
-    274: ("get_robust_list", [(0, (_ZERO, _SELF))]),
+    274: ("get_robust_list", [(0, (_ZERO, _SELF))]), 121: ("getpgid", [(0, (_ZERO, _SELF))]),
+    124: ("getsid", [(0, (_ZERO, _SELF))]), 109: ("setpgid", [(0, (_ZERO, _SELF))]),
 }
 #: Calls killed for some values of one argument: syscall -> (name, index, the values).
 _X86_64_KILL_ARG = {
     72: ("fcntl", 1, (8, 15)),  # F_SETOWN, F_SETOWN_EX: I/O signals sent to another process
-    16: ("ioctl", 1, (0x5412, 0x8901, 0x8902)),  # TIOCSTI (keystrokes into a terminal), FIOSETOWN, SIOCSPGRP
+    # TIOCSTI (keystrokes into a terminal), TIOCSPGRP, FIOSETOWN, SIOCSPGRP (signals to another process)
+    16: ("ioctl", 1, (0x5412, 0x5410, 0x8901, 0x8902)),
 }
 #: open flags that mean writing: an open with any of them kills the child.
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC
