@@ -245,7 +245,7 @@ def layer_uid(*, read_search: bool = False) -> str:
     os.setgid(uid)
     os.setuid(uid)
     if not read_search:
-        return f"uid({uid})"
+        return "uid(per-child)"
     header = struct.pack("<Ii", _CAP_V3, 0)
     keep = 1 << _CAP_DAC_READ_SEARCH
     data = struct.pack("<6I", keep, keep, 0, 0, 0, 0)  # effective, permitted, inheritable (x2)
@@ -253,7 +253,7 @@ def layer_uid(*, read_search: bool = False) -> str:
         e = ctypes.get_errno()
         raise OSError(e, f"capset: {os.strerror(e)}")
     prctl(PR_SET_KEEPCAPS, 0)
-    return f"uid({uid}, read-search)"
+    return "uid(per-child, read-search)"
 
 
 def _needs_read_search(roots: list[str]) -> bool:
