@@ -200,13 +200,15 @@ def _server_env() -> dict[str, str]:
     """The server's environment, and so every child's: **none of the scorer's** (a kernel could carry a
     token or a key out in an exception; the initial environment block stays in a process's memory, so it
     is never given rather than scrubbed later), only what Python needs: the package importable from ``/``
-    (then the scorer's own ``PYTHONPATH`` entries, paths only, where numpy may live), one BLAS/OpenMP/numba
-    thread (the children may not start threads), no bytecode writes, a fixed hash seed and a C/UTF-8
-    locale."""
+    (then the scorer's own ``PYTHONPATH`` entries, paths only, where numpy may live), the scorer's
+    ``PYTHONHOME`` and ``LD_LIBRARY_PATH`` if set (paths an interpreter may need to start), one
+    BLAS/OpenMP/numba thread (the children may not start threads), no bytecode writes, a fixed hash seed
+    and a C/UTF-8 locale."""
     pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(pytest_overdub.__file__)))
     theirs = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     env = {"PYTHONPATH": os.pathsep.join(dict.fromkeys([pkg_root] + theirs)), "PYTHONDONTWRITEBYTECODE": "1",
            "PYTHONHASHSEED": "0", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+    env.update((var, os.environ[var]) for var in ("PYTHONHOME", "LD_LIBRARY_PATH") if os.environ.get(var))
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
         env[var] = "1"
     return env
