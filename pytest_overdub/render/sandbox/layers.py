@@ -86,8 +86,9 @@ def read_set() -> tuple[list[str], list[str]]:
     numpy and scipy (and their wheels' vendored ``<name>.libs``), the ``pytest_overdub`` package
     directory, the system's shared libraries (the multiarch library directories and the directories of
     the libraries this process has mapped) and ``/etc/ld.so.cache``. Never, even beneath a root: every
-    site-packages directory (bar numpy's and scipy's own), the checkout the package sits in and the
-    working directory; a root with one of them beneath it is granted entry by entry around it."""
+    site-packages directory (bar numpy's and scipy's own, roots themselves) and the checkout the package
+    sits in; a root with one of them beneath it is granted entry by entry around it (and cannot be
+    listed)."""
     import importlib.util
     import site
     import sysconfig
@@ -250,8 +251,7 @@ def layer_uid(*, read_search: bool = False) -> str:
     keep = 1 << _CAP_DAC_READ_SEARCH
     data = struct.pack("<6I", keep, keep, 0, 0, 0, 0)  # effective, permitted, inheritable (x2)
     if libc.syscall(_SYS_CAPSET, ctypes.c_char_p(header), ctypes.c_char_p(data)) != 0:
-        e = ctypes.get_errno()
-        raise OSError(e, f"capset: {os.strerror(e)}")
+        os._exit(70)  # it would keep root's permitted capabilities: this child must not run anything
     prctl(PR_SET_KEEPCAPS, 0)
     return "uid(per-child, read-search)"
 
