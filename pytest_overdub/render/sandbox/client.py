@@ -18,9 +18,9 @@ import time
 from dataclasses import dataclass, field
 
 from ...errors import KernelError
+from ..trust import weak_sandbox_allowed
 from .framing import recv, send
 from .handle import fork_server
-from ..trust import weak_sandbox_allowed
 from .limits import DEFAULT_LIMITS, SandboxLimits
 from .transport import VM_PROBE, vm_read
 
