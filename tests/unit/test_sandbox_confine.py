@@ -114,11 +114,15 @@ def test_the_checkout_and_site_packages_are_not_readable(how):
 
 
 def test_numpy_scipy_and_the_stdlib_still_load_what_they_need():
-    """The read set holds the stdlib, numpy and scipy: a module none of them had loaded yet imports."""
-    src = ("from scipy import signal as sps\nimport scipy.ndimage, math, cmath, fractions, statistics\n"
+    """The read set holds the stdlib, numpy and scipy: modules the fork server had not loaded yet
+    (numpy.lib.recfunctions, numpy.ma.mrecords) load in the child, from wherever the interpreter lives."""
+    src = ("from scipy import signal as sps\nimport math, cmath, fractions, statistics\n"
+           "import numpy.lib.recfunctions as rfn, numpy.ma.mrecords\n"
            "def process(x, params, ctx):\n"
            "    b, a = sps.butter(2, 0.1)\n"
-           "    return sps.lfilter(b, a, x, axis=1) * math.cos(0.0) + statistics.fmean([0.0, 0.0])\n")
+           "    rec = np.zeros(1, dtype=[('k', 'f8')])\n"
+           "    one = rfn.structured_to_unstructured(rec)[0, 0] + math.cos(0.0) + statistics.fmean([0.0])\n"
+           "    return sps.lfilter(b, a, x, axis=1) * one\n")
     from scipy import signal as sps
 
     dev = sandboxed(src)
