@@ -86,8 +86,8 @@ def read_set() -> tuple[list[str], list[str]]:
     numpy and scipy (and their wheels' vendored ``<name>.libs``), the ``pytest_overdub`` package
     directory, the system's shared libraries (the multiarch library directories and the directories of
     the libraries this process has mapped) and ``/etc/ld.so.cache``. Never, even beneath a root: every
-    site-packages directory (bar numpy's and scipy's own, roots themselves) and the checkout the package
-    sits in; a root with one of them beneath it is granted entry by entry around it (and cannot be
+    site-packages directory (bar numpy's and scipy's own, roots themselves), the checkout the package
+    sits in and, in an installed wheel, the bench data it carries (``pytest_overdub/data``); a root with one of them beneath it is granted entry by entry around it (and cannot be
     listed)."""
     import importlib.util
     import site
@@ -97,6 +97,8 @@ def read_set() -> tuple[list[str], list[str]]:
     roots = [paths["stdlib"], paths["platstdlib"], os.path.dirname(os.path.abspath(pytest_overdub.__file__))]
     never = {paths["purelib"], paths["platlib"], *site.getsitepackages(), site.getusersitepackages(),
              os.path.dirname(roots[-1])}
+    if os.path.isdir(os.path.join(roots[-1], "data")):
+        never.add(os.path.join(roots[-1], "data"))  # an installed wheel's copy of the bench (tasks, oracles)
     never.update(p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages"))
     for name in ("numpy", "scipy"):
         spec = importlib.util.find_spec(name)
