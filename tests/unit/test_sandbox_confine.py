@@ -160,6 +160,8 @@ def test_a_kernel_cannot_touch_the_scorer(call):
               os.sched_getaffinity(0))
     err = attack(call.replace("PID", str(os.getpid())))
     assert "forbidden system call" in err.reason
+    if "prlimit" in call:  # the fault says what was tried
+        assert f"called resource.prlimit on pid {os.getpid()}" in err.reason
     assert (resource.getrlimit(resource.RLIMIT_AS), os.getpriority(os.PRIO_PROCESS, 0),
             os.sched_getaffinity(0)) == before
 
