@@ -48,8 +48,8 @@ def serve(fd: int, parent_pid: int | None = None) -> None:
     _preimport()
     try:
         prepare_landlock()
-    except OSError:
-        pass  # each child tries again, and reports the layer missing if it fails
+    except Exception:  # noqa: BLE001 - each child tries again, and reports the layer missing if it fails
+        pass
     statuses: dict[int, dict] = {}
     spare: tuple[int, socket.socket, SandboxLimits] | None = None
     send(ctrl, {"ready": True, "pid": os.getpid()})
