@@ -322,15 +322,15 @@ def test_a_kernel_is_refused_where_a_required_layer_is_missing():
 def test_the_read_set_goes_around_what_must_stay_unread(tmp_path):
     """A root with a never-read directory beneath it (the wheel's bench data inside the package,
     site-packages inside the stdlib) is granted entry by entry around it, and cannot be listed."""
-    from pytest_overdub.render.sandbox import layers
+    from pytest_overdub.render.sandbox import readset
 
     pkg = tmp_path / "pytest_overdub"
     (pkg / "data" / "oracles").mkdir(parents=True)
     (pkg / "dsp").mkdir()
     (pkg / "kernels.py").write_text("")
-    rules = dict(layers._rules([str(pkg)], [str(pkg / "data")]))
-    assert rules == {str(pkg / "dsp"): layers._LL_READ, str(pkg / "kernels.py"): layers._LL_READ_FILE}
-    roots, never = layers.read_set()
+    rules = dict(readset.rules([str(pkg)], [str(pkg / "data")]))
+    assert rules == {str(pkg / "dsp"): readset.READ, str(pkg / "kernels.py"): readset.READ_FILE}
+    roots, never = readset.read_set()
     assert str(CHECKOUT) in never and str(Path(np.__file__).resolve().parents[1]) in never
     assert str(CHECKOUT) not in roots and str(CHECKOUT / "pytest_overdub") in roots
     assert not any(r == "/" or r.startswith(("/home", "/tmp", str(CHECKOUT / "tasks"))) for r in roots)

@@ -20,7 +20,7 @@ child applies, in order:
 2. ``rlimit``: CPU seconds, address space, file size 0, open files, processes, no core dumps;
 3. ``netns``: a new, empty network namespace (no interfaces, not even loopback);
 4. ``no_new_privs``;
-5. ``landlock``: read-only access to exactly the **read set** (:func:`.layers.read_set`: the stdlib,
+5. ``landlock``: read-only access to exactly the **read set** (:mod:`.readset`: the stdlib,
    numpy, scipy and their bundled libraries, the ``pytest_overdub`` package and the system's shared
    libraries; never the checkout, the submission, home, ``/proc`` or other site-packages, even where they
    lie beneath one of those); no writes anywhere, no exec, no TCP bind/connect, and, from ABI 6, no
@@ -63,10 +63,11 @@ limit of 2 s exceeded", "wall-clock timeout of 3 s", "stopped by the sandbox: fo
 (the kernel called os.system)", ...
 
 Layout: :mod:`.limits` (SandboxLimits), :mod:`.layers` (fd hygiene and layers 2-6, applied in order by
-``harden``), :mod:`.seccomp` (the BPF filter, layer 7), :mod:`.audit` (the notes hook), :mod:`.framing`
-(socket messages), :mod:`.transport` (the memfd pool and ``process_vm_readv``), :mod:`.child` (the
-child's loop), :mod:`.server` (the fork server's process), :mod:`.handle` (the scorer's handle on it)
-and :mod:`.client` (:class:`SandboxedKernel`, what :mod:`..kernels` calls).
+``harden``), :mod:`.readset` (what Landlock lets a child read), :mod:`.seccomp` (the BPF filter, layer 7),
+:mod:`.audit` (the notes hook), :mod:`.framing` (socket messages), :mod:`.transport` (the memfd pool and
+``process_vm_readv``), :mod:`.child` (the child's loop), :mod:`.server` (the fork server's process),
+:mod:`.handle` (the scorer's handle on it) and :mod:`.client` (:class:`SandboxedKernel`, what
+:mod:`..kernels` calls).
 """
 
 from __future__ import annotations

@@ -14,15 +14,13 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
-import stat
 import struct
 import sys
-
-import pytest_overdub
 
 from .libc import (CLONE_NEWNET, CLONE_NEWUSER, PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, libc,
                    prctl)
 from .limits import REUSE_HEADROOM_MB, SandboxLimits
+from .readset import needs_read_search, read_set, rules
 from .seccomp import layer_seccomp
 
 #: As root each child runs as uid (and gid) ``UID_BASE + pid``: unused by any user, below 2**31.
@@ -75,82 +73,8 @@ def layer_no_new_privs() -> str:
 
 # Landlock (linux/landlock.h); x86_64, aarch64 and most arches share these syscall numbers.
 _LL_CREATE, _LL_ADD_RULE, _LL_RESTRICT = 444, 445, 446
-_LL_READ_FILE = 1 << 2
-_LL_READ = _LL_READ_FILE | (1 << 3)  # READ_FILE | READ_DIR
 _LL_FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 4: (1 << 15) - 1,
                  5: (1 << 16) - 1}
-
-
-def read_set() -> tuple[list[str], list[str]]:
-    """What a child may read: ``(roots, never)``. Roots: the interpreter's stdlib (with lib-dynload),
-    numpy and scipy (and their wheels' vendored ``<name>.libs``), the ``pytest_overdub`` package
-    directory, the system's shared libraries (the multiarch library directories and the directories of
-    the libraries this process has mapped) and ``/etc/ld.so.cache``. Never, even beneath a root: every
-    site-packages directory (bar numpy's and scipy's own, roots themselves), the checkout the package
-    sits in and, in an installed wheel, the bench data it carries (``pytest_overdub/data``); a root with one of them beneath it is granted entry by entry around it (and cannot be
-    listed)."""
-    import importlib.util
-    import site
-    import sysconfig
-
-    paths = sysconfig.get_paths()
-    roots = [paths["stdlib"], paths["platstdlib"], os.path.dirname(os.path.abspath(pytest_overdub.__file__))]
-    never = {paths["purelib"], paths["platlib"], *site.getsitepackages(), site.getusersitepackages(),
-             os.path.dirname(roots[-1])}
-    if os.path.isdir(os.path.join(roots[-1], "data")):
-        never.add(os.path.join(roots[-1], "data"))  # an installed wheel's copy of the bench (tasks, oracles)
-    never.update(p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages"))
-    for name in ("numpy", "scipy"):
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.submodule_search_locations:
-            pkg = list(spec.submodule_search_locations)[0]
-            roots += [pkg, pkg + ".libs", os.path.join(os.path.dirname(pkg), name + ".libs")]
-    arch = sysconfig.get_config_var("MULTIARCH") or f"{os.uname().machine}-linux-gnu"
-    roots += ["/lib64", "/usr/lib64", f"/lib/{arch}", f"/usr/lib/{arch}", "/etc/ld.so.cache"]
-    roots += sorted(_mapped_dirs() - {sys.prefix, sys.base_prefix, sys.exec_prefix})
-    real = lambda p: os.path.realpath(p)
-    never_real = {real(p) for p in never if p} - {"/"}
-    return sorted({real(p) for p in roots if os.path.exists(p)} - never_real), sorted(never_real)
-
-
-def _mapped_dirs() -> set[str]:
-    """The directories of the shared libraries this process has mapped, outside the Python install
-    (those are covered by the stdlib, numpy and scipy roots)."""
-    installs = tuple(os.path.realpath(p) + "/" for p in {sys.prefix, sys.base_prefix, sys.exec_prefix})
-    dirs = set()
-    with open("/proc/self/maps") as f:
-        for line in f:
-            path = line.rstrip("\n").split(None, 5)[-1] if line.count(" ") >= 5 else ""
-            if path.startswith("/") and ".so" in os.path.basename(path):
-                d = os.path.realpath(os.path.dirname(path))
-                if not (d + "/").startswith(installs):
-                    dirs.add(d)
-    return dirs
-
-
-def _rules(roots: list[str], never: list[str]) -> list[tuple[str, int]]:
-    """``(path, access)`` rules for ``roots``: a whole tree where nothing of ``never`` lies beneath it,
-    else each entry of it but those (so the directory itself cannot be listed)."""
-    rules: list[tuple[str, int]] = []
-    never = set(never)
-
-    def beneath(a: str, b: str) -> bool:
-        return a == b or a.startswith(b.rstrip("/") + "/")
-
-    def add(path: str) -> None:
-        if path in never:  # a root is taken as given (numpy's lies in site-packages); entries are not
-            return
-        if not os.path.isdir(path):
-            rules.append((path, _LL_READ_FILE))
-        elif not any(beneath(n, path) for n in never):
-            rules.append((path, _LL_READ))
-        else:
-            for entry in sorted(os.listdir(path)):
-                add(os.path.realpath(os.path.join(path, entry)))
-
-    for root in roots:
-        add(root)
-    return rules
 
 
 #: The Landlock ruleset a fork server builds once (:func:`prepare_landlock`); its children inherit the fd.
@@ -171,19 +95,19 @@ def prepare_landlock() -> None:
     ruleset = _landlock_ruleset(abi)
     try:
         roots, never = read_set()
-        for path, access in _rules(roots, never):
+        for path, access in rules(roots, never):
             _landlock_allow(ruleset, path, access)
     except OSError:
         os.close(ruleset)
         raise
     _PREPARED[0] = (ruleset, abi)
-    _READ_SEARCH[0] = _needs_read_search(roots)
+    _READ_SEARCH[0] = needs_read_search(roots)
     inside = lambda p: any(p == r or p.startswith(r.rstrip("/") + "/") for r in roots) and p not in never
     _SYS_PATH[:] = [p for p in sys.path if p and inside(os.path.realpath(p))]
 
 
 def layer_landlock() -> str:
-    """Read-only access to the read set (:func:`read_set`) and nothing else; no writes anywhere, no exec,
+    """Read-only access to the read set (:func:`.readset.read_set`) and nothing else; no writes anywhere, no exec,
     no TCP bind/connect (ABI 4), no signals or abstract sockets outside the sandbox (ABI 6). ``sys.path``
     keeps only its entries inside the read set."""
     if _PREPARED[0] is None:
@@ -256,17 +180,6 @@ def layer_uid(*, read_search: bool = False) -> str:
         os._exit(70)  # it would keep root's permitted capabilities: this child must not run anything
     prctl(PR_SET_KEEPCAPS, 0)
     return "uid(per-child, read-search)"
-
-
-def _needs_read_search(roots: list[str]) -> bool:
-    """True when ``nobody`` could not read some root (a directory above it without ``o+x``)."""
-    for root in roots:
-        d = root if os.path.isdir(root) else os.path.dirname(root)
-        while d and d != "/":
-            if not os.stat(d).st_mode & stat.S_IXOTH:
-                return True
-            d = os.path.dirname(d)
-    return False
 
 
 #: The layers an untrusted kernel needs (``uid`` too when running as root); see :func:`harden`.
