@@ -45,8 +45,8 @@ def sandboxed(body: str, limits: SandboxLimits = LIMITS):
 
 def attack(body: str, limits: SandboxLimits = LIMITS) -> KernelError:
     """Run ``body`` (with every module reachable) as a kernel's ``process``; return its fault."""
-    src = ESCAPE + "import os, resource, signal\n\ndef process(x, params, ctx):\n" + textwrap.indent(textwrap.dedent(body), "    ") + \
-        "\n    return x\n"
+    src = ESCAPE + "import os, resource, signal\n\ndef process(x, params, ctx):\n" + \
+        textwrap.indent(textwrap.dedent(body), "    ") + "\n    return x\n"
     dev = sandboxed(src, limits)
     try:
         with pytest.raises(KernelError) as info:
@@ -171,7 +171,8 @@ def test_a_kernel_cannot_touch_the_scorer(call):
 def test_a_kernel_cannot_touch_another_scorings_child(call):
     """Another device's child (another scoring's, as far as this kernel knows) is left as it was: its echo
     still returns the exact answer."""
-    victim = sandboxed("def process(x, params, ctx):\n    return x + np.concatenate([x[:, :1] * 0, x[:, :-1]], axis=1)\n")
+    victim = sandboxed("def process(x, params, ctx):\n"
+                       "    return x + np.concatenate([x[:, :1] * 0, x[:, :-1]], axis=1)\n")
     try:
         err = attack(call.replace("PID", str(victim._backend.pid)))
         assert "forbidden system call" in err.reason
@@ -184,7 +185,8 @@ def test_a_kernel_cannot_touch_another_scorings_child(call):
 def test_each_child_runs_as_its_own_uid_when_root():
     if os.geteuid() != 0:
         pytest.skip("the uid layer runs as root only")
-    a, b = sandboxed("def process(x, params, ctx):\n    return x\n"), sandboxed("def process(x, params, ctx):\n    return x\n")
+    identity = "def process(x, params, ctx):\n    return x\n"
+    a, b = sandboxed(identity), sandboxed(identity)
     try:
         uids = [os.stat(f"/proc/{d._backend.pid}").st_uid for d in (a, b)]
     finally:

@@ -27,8 +27,8 @@ def read_set() -> tuple[list[str], list[str]]:
     directory, the system's shared libraries (the multiarch library directories and the directories of
     the libraries this process has mapped) and ``/etc/ld.so.cache``. Never, even beneath a root: every
     site-packages directory (bar numpy's and scipy's own, roots themselves), the checkout the package
-    sits in and, in an installed wheel, the bench data it carries (``pytest_overdub/data``); a root with one of them beneath it is granted entry by entry around it (and cannot be
-    listed)."""
+    sits in and, in an installed wheel, the bench data it carries (``pytest_overdub/data``); a root with
+    one of them beneath it is granted entry by entry around it (and cannot be listed)."""
     import importlib.util
     import site
     import sysconfig
