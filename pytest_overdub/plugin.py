@@ -111,6 +111,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--overdub-trust-kernels", action="store_true", default=False,
                     help="run song-defined device kernels in-process instead of the sandbox "
                          "(also OVERDUB_TRUST_KERNELS=1)")
+    group.addoption("--overdub-weak-sandbox", action="store_true", default=False,
+                    help="run untrusted kernels even where a required sandbox layer cannot be applied "
+                         "(also OVERDUB_WEAK_SANDBOX=1); the report says which layers ran")
     parser.addini("overdub_tasks", "the tasks directory, relative to the ini file", default="")
 
 
@@ -118,6 +121,10 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, text in (("overdub", "a pytest-overdub task item"), ("gate", "a pytest-overdub gate check"),
                        *((f, f"a pytest-overdub task of the {f} family") for f in FAMILIES)):
         config.addinivalue_line("markers", f"{name}: {text}")
+    if _opt(config, "overdub_weak_sandbox"):
+        from .render.trust import allow_weak_sandbox
+
+        allow_weak_sandbox()
     mode = _resolve_mode(config)
     config.stash[MODE_KEY] = mode
     config.stash[COLLECTED_KEY] = Collected()
@@ -414,7 +421,7 @@ class Task(pytest.Collector):
             seconds = self._cache["result"][1]
             detail.update(score=result.score, passed=result.score >= self.mode.pass_line,
                           grader_hash=result.grader_hash, warnings=list(result.warnings), error=result.error,
-                          timings={**result.timings, "task_seconds": seconds})
+                          timings={**result.timings, "task_seconds": seconds}, confinement=result.confinement)
         return detail
 
 

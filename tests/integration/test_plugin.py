@@ -112,6 +112,7 @@ def test_solves_one_task_breaks_another(pytester, bench, solved_song):
         assert by_id[tid]["checks"] == list(expected["checks"])
         assert by_id[tid]["grader_hash"] == res.grader_hash
         assert by_id[tid]["warnings"] == list(res.warnings)
+        assert by_id[tid]["confinement"] is expected["confinement"] is None  # no song-defined device
     assert data["mean"] == round((want[QUANT].score + want[DRUMS].score) / 2, 3)
 
     # the failure explains itself: the check's line, the task score, the submission

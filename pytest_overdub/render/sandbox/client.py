@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from ...errors import KernelError
+from ..trust import weak_sandbox_allowed
 from .framing import BadMessage, recv, send
 from .handle import fork_server
 from .limits import DEFAULT_LIMITS, SandboxLimits
@@ -61,6 +62,22 @@ class _Session:
 
     idle: list = field(default_factory=list)
     server: object = None
+    layers: list = field(default_factory=list)  # what this session's children reported, in order seen
+    missing: list = field(default_factory=list)
+
+    def saw(self, layers, missing) -> None:
+        self.layers.extend(n for n in layers if n not in self.layers)
+        self.missing.extend(m for m in missing if m not in self.missing)
+
+    def confinement(self) -> dict:
+        """What confined this session's kernels: the layers and missing layers its children reported (or,
+        when every stem came from the cache, the last ones this process saw), and whether an untrusted
+        kernel was allowed to run without a required layer (the weak-sandbox opt-out)."""
+        layers, missing = self.layers, self.missing
+        if not layers and not missing and _LAST_SEEN:
+            layers, missing = list(_LAST_SEEN[0]), list(_LAST_SEEN[1])
+        return {"kernels": "sandboxed", "layers": list(layers), "missing": list(missing),
+                "weak_sandbox_allowed": weak_sandbox_allowed()}
 
     def take(self, limits: SandboxLimits) -> _Child | None:
         for i in range(len(self.idle) - 1, -1, -1):
@@ -68,6 +85,9 @@ class _Session:
                 return self.idle.pop(i)
         return None
 
+
+#: The layers and missing layers the last child this process used reported.
+_LAST_SEEN: list = []
 
 _SESSION: contextvars.ContextVar[_Session | None] = contextvars.ContextVar("overdub_kernel_session",
                                                                           default=None)
@@ -85,18 +105,26 @@ def kernel_session():
 
     Between two devices the child resets what it can (:mod:`.child`), and is not reused after a fault or
     when its kernel rebound a shared module's name. What a kernel may still leave for the next device of
-    the same submission (numpy's global random state, say) it would leave in-process too."""
+    the same submission (numpy's global random state, say) it would leave in-process too.
+
+    Yields the session (the one around it, when nested): its :meth:`_Session.confinement` says what
+    confined its kernels."""
     if _SESSION.get() is not None:
-        yield
+        yield _SESSION.get()
         return
     session = _Session()
     token = _SESSION.set(session)
     try:
-        yield
+        yield session
     finally:
         _SESSION.reset(token)
+        if session.server is not None and session.server.alive():
+            try:  # every child ends with its scoring, whatever its kernel did
+                session.server.kill([child.pid for child in session.idle])
+            except KernelError:
+                pass
         for child in session.idle:
-            child.sock.close()  # the child exits on EOF; the server reaps it
+            child.sock.close()
         session.idle.clear()
         if session.server is not None and session.server.alive():
             try:
@@ -120,7 +148,8 @@ class SandboxedKernel:
         self.settled = False  # True between complete exchanges with no fault: the child may be reused
         self.reused = False
         self._session = _SESSION.get()
-        build = {"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm, "seed": seed}
+        build = {"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm, "seed": seed,
+                 "weak": weak_sandbox_allowed()}
         child = self._session.take(self.limits) if self._session is not None else None
         if child is not None and self._build_on(child, build):
             return
@@ -172,6 +201,9 @@ class SandboxedKernel:
             self.vm_read = vm_read(self.pid, ready["probe"], probe) and bytes(probe) == VM_PROBE
             self.layers = tuple(printable(s) for s in ready["layers"])
             self.missing = tuple(printable(s) for s in ready["missing"])
+            _LAST_SEEN[:] = [self.layers, self.missing]
+            if self._session is not None:
+                self._session.saw(self.layers, self.missing)
             self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading", "built"))
 
     def _built(self, built: dict) -> None:
@@ -311,8 +343,8 @@ class SandboxedKernel:
 
     def close(self) -> None:
         """Leave the child idle for the next device of the kernel session this device was built in (it
-        resets itself on ``release``), or, outside a session or when it is not settled (a fault), end it
-        (it exits on EOF; the server reaps it)."""
+        resets itself on ``release``; the session ends it with the scoring), or, outside a session or when
+        it is not settled (a fault), end it: the server kills it (never left to exit by itself)."""
         sock, self.sock = self.sock, None
         pid, self.pid = self.pid, None
         if sock is None:
@@ -326,6 +358,10 @@ class SandboxedKernel:
             else:
                 session.idle.append(_Child(pid, sock, self.limits, self.vm_read, self.layers, self.missing))
                 return
+        try:
+            self.server.kill([pid])  # the server ends it: no child is left to exit by itself
+        except KernelError:
+            pass
         sock.close()
 
     def __del__(self):
