@@ -26,7 +26,7 @@ from ..devices.params import DeviceSpec
 from ..dsp.levels import gain_to_db
 from ..errors import TaskError
 from ..song.model import Clip, Master, Note, Song, Track
-from .checks import FLOOR_DB, Context
+from .context import Context
 
 CLICK_ID = "bench.click"
 SINE_ID = "bench.sine"
@@ -77,7 +77,8 @@ PROBES = {CLICK_ID: Click, SINE_ID: Sine}
 
 # --- the probe song -----------------------------------------------------------------------------
 
-def _track(ctx: Context, ref: str) -> Track:
+def probe_track(ctx: Context, ref: str) -> Track:
+    """The agent's track ``ref`` names (as a scope finds it); :class:`TaskError` if it is not there."""
     from ..notes.selection import resolve_tracks
 
     tracks = resolve_tracks(ctx.song, [ref], start_song=ctx.start)
@@ -140,23 +141,9 @@ def _click_song(ctx: Context, track: Track, tempo: float, *, inserts: bool) -> S
                       instrument=Inst(device=CLICK_ID), inserts=inserts)
 
 
-def echo_value(check: Any, ctx: Context) -> float:
-    track = _track(ctx, check.track)
-    if check.kind == "dryKept":
-        tempo = check.tempos[0]
-        with_fx = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=True)), sr=ctx.sr)[0]
-        without = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=False)), sr=ctx.sr)[0]
-        return _db(with_fx) - _db(without)
-    values = []
-    for tempo in check.tempos:
-        dry, echo, delay_ms = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=True)), sr=ctx.sr)
-        if check.kind == "echoTime":
-            if check.beats is None:
-                raise TaskError(f"check {check.id}: echoTime needs `beats`, the wanted delay")
-            values.append(abs(delay_ms - check.beats * 60000.0 / tempo))
-        else:
-            values.append(_db(echo) - _db(dry) if echo > 0 else FLOOR_DB)
-    return max(values)
+def echo_at(ctx: Context, track: Track, tempo: float, *, inserts: bool) -> tuple[float, float, float]:
+    """:func:`echo_figures` of one click at beat 0 through ``track``'s inserts (or none) at ``tempo``."""
+    return echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=inserts)), sr=ctx.sr)
 
 
 # --- decay --------------------------------------------------------------------------------------
@@ -178,29 +165,28 @@ def decay_figures(x: np.ndarray, *, sr: int, starts_s: list[float], window_s: fl
     return out
 
 
-def decay_value(check: Any, ctx: Context) -> float:
-    track = _track(ctx, check.track)
+def decay_at(ctx: Context, track: Track, probe_notes: list[Any], *, threshold_db: float
+             ) -> list[tuple[float, float]]:
+    """:func:`decay_figures` of the probe notes (``p``, ``d`` in beats) played 4 s apart at 120 bpm,
+    velocity 0.8, on ``track``'s instrument alone."""
     if track.instrument is None:
-        raise TaskError(f"track {check.track!r} has no instrument to probe")
+        raise TaskError(f"track {track.name or track.id!r} has no instrument to probe")
     spacing = 8.0  # beats at 120 bpm = 4 s
-    notes = [Note(p=n.p, t=i * spacing, d=n.d, v=0.8, id=f"n_probe{i}") for i, n in enumerate(check.notes)]
+    notes = [Note(p=n.p, t=i * spacing, d=n.d, v=0.8, id=f"n_probe{i}") for i, n in enumerate(probe_notes)]
     song = probe_song(ctx.song, track, tempo=PROBE_TEMPO, notes=notes, length_beats=spacing * len(notes),
                       instrument=track.instrument, inserts=False)
-    figures = decay_figures(_render(ctx, song), sr=ctx.sr, starts_s=[i * 4.0 for i in range(len(notes))],
-                            window_s=4.0, threshold_db=check.threshold)
-    if check.kind == "decayTime":
-        return max(t for t, _ in figures)
-    peaks = [p for _, p in figures]
-    return max(peaks) if check.which == "loudest" else min(peaks)
+    return decay_figures(_render(ctx, song), sr=ctx.sr, starts_s=[i * 4.0 for i in range(len(notes))],
+                         window_s=4.0, threshold_db=threshold_db)
 
 
 # --- tones --------------------------------------------------------------------------------------
 
-def tone_value(check: Any, ctx: Context) -> float:
+def tone_gain_db(ctx: Context, track: Track, pitch: int) -> float:
+    """RMS over 0.4-0.9 s of a 1 s ``bench.sine`` tone at ``pitch`` through ``track``'s inserts minus
+    without them, dB."""
     from ..song.model import Instrument as Inst
 
-    track = _track(ctx, check.track)
-    notes = [Note(p=check.pitch, t=0.0, d=2.0, v=1.0, id="n_probe")]
+    notes = [Note(p=pitch, t=0.0, d=2.0, v=1.0, id="n_probe")]
 
     def rms_db(inserts: bool) -> float:
         song = probe_song(ctx.song, track, tempo=PROBE_TEMPO, notes=notes, length_beats=4.0,
@@ -213,30 +199,17 @@ def tone_value(check: Any, ctx: Context) -> float:
 
 # --- defined ------------------------------------------------------------------------------------
 
-def defined_value(check: Any, ctx: Context) -> float:
-    """1 if the track plays a song-defined device of the wanted kind that is new or changed."""
-    track = _track(ctx, check.track)
-    if check.deviceKind == "instrument":
+def defined(ctx: Context, track: Track, device_kind: str) -> float:
+    """1 if ``track`` plays a song-defined device of ``device_kind`` that is new or changed since the start."""
+    if device_kind == "instrument":
         ids = [track.instrument.device] if track.instrument else []
     else:
         ids = [i.device for i in track.inserts if i.on]
     for dev in ids:
         d = ctx.song.devices.get(dev)
-        if d is None or d.kind != check.deviceKind:
+        if d is None or d.kind != device_kind:
             continue
         before = ctx.start.devices.get(dev)
         if before is None or before.kernel != d.kernel or before.params != d.params:
             return 1.0
     return 0.0
-
-
-def value(check: Any, ctx: Context) -> float:
-    if check.kind == "defined":
-        return defined_value(check, ctx)
-    if check.kind in ("echoTime", "echoLevel", "dryKept"):
-        return echo_value(check, ctx)
-    if check.kind in ("decayTime", "decayPeak"):
-        return decay_value(check, ctx)
-    if check.kind == "toneGain":
-        return tone_value(check, ctx)
-    raise TaskError(f"check {check.id}: {check.kind!r} is not a probe kind")
