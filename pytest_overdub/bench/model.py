@@ -4,6 +4,12 @@ A check is ``{id, label, kind, unit?, target: [lo|null, hi|null], soft?, weight?
 fields of its kind. Scopes and note selections are written flat on the check: ``tracks`` (names, ids or
 ``"new"``; absent = the whole mix / every track), ``from``/``to`` in beats or ``section`` (a section name).
 Beats are 0-based; bars are 4 beats (the bench's songs are in 4/4).
+
+Each kind is one class: its ``kind`` literal, its fields, and ``value(ctx)``, the reading it stands for
+(docs/checks.md). The classes are registered once, in :data:`CHECK_CLASSES`; the ``Check`` union and
+:data:`CHECK_KINDS` derive from it. A value reads scopes and selections through :mod:`.context` and the
+audio and probe machinery of :mod:`.checks` and :mod:`.probes`, which are imported when a value is
+computed (loading a task imports no numpy) and never import this module.
 """
 
 from __future__ import annotations
