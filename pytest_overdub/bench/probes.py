@@ -11,7 +11,8 @@ dry hit is the peak in the first 20 ms after the onset; the echo is the peak fro
 The *first repeat* is the first 1 ms frame in that window within 6 dB of the window's peak, located to
 the sample by the largest |x| in the 20 ms that follow it. Decay checks play probe notes 4 s apart at
 120 bpm, velocity 0.8, on the instrument alone, with 10 ms frames. Tone checks play 1 s tones 4 beats
-apart at 120 bpm and compare the RMS over 0.4-0.9 s of each tone with inserts and without.
+apart at 120 bpm and compare the RMS over 0.4-0.9 s of each tone with inserts and without. Every time in
+seconds becomes a sample index as the song timing rounds it (half up, :func:`seconds_to_frames`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..devices.params import DeviceSpec
 from ..dsp.levels import gain_to_db
 from ..errors import TaskError
 from ..song.model import Clip, Master, Note, Song, Track
+from ..song.timing import seconds_to_frames
 from .context import Context
 
 CLICK_ID = "bench.click"
@@ -40,11 +42,11 @@ class Click(Instrument):
 
     def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
         out = np.zeros((2, n_frames))
-        n = int(0.05 * self.sr)  # 50 ms holds the blip down to -72 dB
+        n = seconds_to_frames(0.05, sr=self.sr)  # 50 ms holds the blip down to -72 dB
         t = np.arange(n) / self.sr
         blip = np.sin(2 * np.pi * 1000.0 * t) * np.exp(-t / 0.003)
         for note in notes:
-            a = int(round(note.start_s * self.sr))
+            a = seconds_to_frames(note.start_s, sr=self.sr)
             b = min(n_frames, a + n)
             if a < b:
                 out[:, a:b] += 0.5 * note.velocity * blip[: b - a]
@@ -58,10 +60,10 @@ class Sine(Instrument):
 
     def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
         out = np.zeros((2, n_frames))
-        fade = int(0.01 * self.sr)
+        fade = seconds_to_frames(0.01, sr=self.sr)
         for note in notes:
-            a = int(round(note.start_s * self.sr))
-            n = int(round(note.dur_s * self.sr))
+            a = seconds_to_frames(note.start_s, sr=self.sr)
+            n = seconds_to_frames(note.dur_s, sr=self.sr)
             b = min(n_frames, a + n)
             if a >= b:
                 continue
@@ -119,16 +121,16 @@ def echo_figures(x: np.ndarray, *, sr: int) -> tuple[float, float, float]:
     frame = sr // 1000
     n = len(mono) // frame
     env = mono[: n * frame].reshape(n, frame).max(axis=1)
-    dry_end = int(0.020 * sr)
+    dry_end = seconds_to_frames(0.020, sr=sr)
     dry_at = int(np.argmax(mono[:dry_end]))
     dry = float(mono[dry_at])
-    lo_f = (dry_at + int(0.040 * sr)) // frame
-    hi_f = min(n, (dry_at + int(2.0 * sr)) // frame)
+    lo_f = (dry_at + seconds_to_frames(0.040, sr=sr)) // frame
+    hi_f = min(n, (dry_at + seconds_to_frames(2.0, sr=sr)) // frame)
     window = env[lo_f:hi_f]
     if window.size == 0 or window.max() <= 0:
         return dry, 0.0, math.inf
     first = lo_f + int(np.argmax(window >= 0.5 * window.max()))
-    a, b = first * frame, min(len(mono), first * frame + int(0.020 * sr))
+    a, b = first * frame, min(len(mono), first * frame + seconds_to_frames(0.020, sr=sr))
     at = a + int(np.argmax(mono[a:b]))
     return dry, float(mono[at]), (at - dry_at) / sr * 1000.0
 
@@ -155,8 +157,8 @@ def decay_figures(x: np.ndarray, *, sr: int, starts_s: list[float], window_s: fl
     frame = sr // 100
     out = []
     for s in starts_s:
-        a = int(round(s * sr))
-        seg = mono[a: a + int(window_s * sr)]
+        a = seconds_to_frames(s, sr=sr)
+        seg = mono[a: a + seconds_to_frames(window_s, sr=sr)]
         n = len(seg) // frame
         env = seg[: n * frame].reshape(n, frame).max(axis=1) if n else np.zeros(1)
         above = np.nonzero(env > 10 ** (threshold_db / 20))[0]
@@ -191,7 +193,7 @@ def tone_gain_db(ctx: Context, track: Track, pitch: int) -> float:
     def rms_db(inserts: bool) -> float:
         song = probe_song(ctx.song, track, tempo=PROBE_TEMPO, notes=notes, length_beats=4.0,
                           instrument=Inst(device=SINE_ID), inserts=inserts)
-        x = _render(ctx, song)[:, int(0.4 * ctx.sr): int(0.9 * ctx.sr)]
+        x = _render(ctx, song)[:, seconds_to_frames(0.4, sr=ctx.sr): seconds_to_frames(0.9, sr=ctx.sr)]
         return _db(float(np.sqrt(np.mean(x ** 2))))
 
     return rms_db(True) - rms_db(False)
