@@ -1,7 +1,9 @@
 """Checks: an audio scope's figure (``measure``, ``key``) and a check's result (docs/checks.md).
 
-This is the one place where a scope becomes a render plus a measure; which tracks a scope hears, its span
-and its frames come from :mod:`.context`. Conventions:
+This is the one place where a scope becomes a measure: every audio check takes the one path from a scope to
+audio, :meth:`Context.hear <pytest_overdub.bench.context.Context.hear>` (which tracks it hears, by the
+renderer's own rule, and its span) then :meth:`~pytest_overdub.bench.context.Context.audio` (the render,
+cut to the span's frames). Conventions:
 
 * A scope is rendered as the whole song with only its heard tracks playing (through the master chain),
   then cut to the span. A scope that hears no track reads -120 (``key``: 0).
@@ -20,28 +22,25 @@ from typing import Any
 from ..dsp.levels import FLOOR_DB
 from ..errors import OverdubError
 from ..song.model import Song
-from .context import Context, span_frames
+from .context import Context
 from .scoring import CheckResult, check_score
 
 __all__ = ["Context", "measure_scope", "measure_value", "minus_value", "key_value", "evaluate", "clean_result"]
 
 
 def measure_scope(ctx: Context, song: Song, scope: Any, metric: str) -> float:
-    """Render ``song`` with the tracks the scope hears, cut the span, read ``metric``."""
-    ids = ctx.heard_ids(song, getattr(scope, "tracks", None))
-    lo, hi = ctx.span(scope)
-    if not ids:
+    """``metric`` of what the scope hears on ``song`` (:meth:`Context.hear`); -120 when it hears no track."""
+    heard = ctx.hear(song, scope)
+    if heard.silent:
         return FLOOR_DB
-    key = ctx.render_key(song, ids)
 
     def compute() -> float:
         from ..measure import measure_metric
 
-        r = ctx.render(song, ids, key=key)
-        a, b = span_frames(r.timeline, lo, hi)
-        return measure_metric(r.mix[:, a:b], sr=r.sr, metric=metric)
+        x, sr = ctx.audio(heard)
+        return measure_metric(x, sr=sr, metric=metric)
 
-    return ctx.value((key, lo, hi, metric), compute)
+    return ctx.value((heard.key, heard.from_beats, heard.to_beats, metric), compute)
 
 
 def measure_value(ctx: Context, check: Any) -> float:
@@ -72,22 +71,20 @@ def key_value(ctx: Context, check: Any) -> float:
     from ..measure import detect_key
     from ..notes.theory import pitch_class
 
-    song = ctx.song
-    ids = ctx.heard_ids(song, check.tracks)
-    if not ids:
+    heard = ctx.hear(ctx.song, check)
+    if heard.silent:
         return 0.0
-    r = ctx.render(song, ids)
-    a, b = span_frames(r.timeline, *ctx.span(check))
-    heard = detect_key(r.mix[:, a:b], sr=r.sr)
+    x, sr = ctx.audio(heard)
+    found = detect_key(x, sr=sr)
     root, scale = check.expect.split()
     want = pitch_class(root)
-    got = pitch_class(heard.root)
-    if heard.scale == scale and got == want:
+    got = pitch_class(found.root)
+    if found.scale == scale and got == want:
         return 1.0
     # the relative major/minor: A minor <-> C major
-    if scale == "minor" and heard.scale == "major" and got == (want + 3) % 12:
+    if scale == "minor" and found.scale == "major" and got == (want + 3) % 12:
         return 1.0
-    if scale == "major" and heard.scale == "minor" and got == (want - 3) % 12:
+    if scale == "major" and found.scale == "minor" and got == (want - 3) % 12:
         return 1.0
     return 0.0
 

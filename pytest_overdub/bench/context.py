@@ -31,6 +31,22 @@ from ..render.heard import heard_tracks
 from ..song.model import Song
 
 
+@dataclass(frozen=True)
+class Heard:
+    """What a scope hears on one song: the heard tracks' ids (song order), the span in beats (``None`` =
+    the render's start / end) and the render's content key (``None`` when no track is heard)."""
+
+    song: Song
+    track_ids: tuple[str, ...]
+    from_beats: float | None
+    to_beats: float | None
+    key: str | None
+
+    @property
+    def silent(self) -> bool:
+        return not self.track_ids
+
+
 @dataclass
 class Context:
     """What checks read: the starting song (after setup), the candidate song, and caches by content."""
@@ -44,6 +60,22 @@ class Context:
     _values: dict[tuple, float] = field(default_factory=dict)
 
     # --- audio scopes ---------------------------------------------------------------------------
+
+    def hear(self, song: Song, scope: Any) -> "Heard":
+        """What ``scope`` (``tracks``, ``from``/``to`` or ``section``) hears on ``song``: the one path from
+        a scope to audio that every audio check takes (then :meth:`audio`)."""
+        ids = self.heard_ids(song, getattr(scope, "tracks", None))
+        lo, hi = self.span(scope)
+        return Heard(song, ids, lo, hi, self.render_key(song, ids) if ids else None)
+
+    def audio(self, heard: "Heard"):
+        """``(samples (2, n), sr)``: the heard tracks rendered through the master chain, cut to the span.
+        A scope that hears no track has no audio (its checks read their floor instead)."""
+        if heard.key is None:
+            raise ValueError("a scope that hears no track has no audio")
+        r = self.render(heard.song, heard.track_ids, key=heard.key)
+        a, b = span_frames(r.timeline, heard.from_beats, heard.to_beats)
+        return r.mix[:, a:b], r.sr
 
     def heard_ids(self, song: Song, tracks: Any) -> tuple[str, ...]:
         """Ids of the tracks of ``song`` a scope with ``tracks`` hears (see the module docstring)."""
