@@ -3,6 +3,8 @@ timing's rounding (docs/rendering.md, docs/checks.md "Scopes and selections").""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -53,6 +55,19 @@ def test_a_named_part_hears_only_what_plays():
 
 
 # --- the engine and the checks agree -------------------------------------------------------------
+
+def test_for_every_mute_and_solo_a_scope_hears_exactly_what_the_engine_plays():
+    cache = StemCache()  # mute and solo are not in a stem's key: three stems serve all 64 songs
+    base = [_track("a", 60), _track("b", 64), _track("c", 67)]
+    for flags in itertools.product((False, True), repeat=6):
+        tracks = [dict(t, mute=flags[2 * i], solo=flags[2 * i + 1]) for i, t in enumerate(base)]
+        song = _song(*tracks)
+        played = set(render(song, sr=8000, cache=cache, trust_kernels=True).stems)
+        ctx = _ctx(song)
+        assert set(ctx.heard_ids(song, None)) == played, flags
+        for t in ("A", "B", "C"):
+            assert ctx.heard_ids(song, [t]) == ((t.lower(),) if t.lower() in played else ()), (flags, t)
+
 
 def _ctx(song) -> Context:
     return Context(start=song, song=song, trusted=True)
