@@ -100,7 +100,7 @@ def test_solves_one_task_breaks_another(pytester, bench, solved_song):
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
     data = json.loads(report.read_text())
-    assert data["bench_version"] == "overdub-bench/0"
+    assert data["bench_version"] == "overdub-bench/1"
     assert data["submission"]["sha256"] == load_submission(solved_song).sha256
     assert data["mode"] == "submission" and data["pass_line"] == 0.9
     by_id = {t["id"]: t for t in data["tasks"]}
