@@ -127,7 +127,7 @@ def test_a_kernel_whose_two_runs_differ_is_a_fault():
     with kernel_session():
         with pytest.raises(KernelError) as caught:
             build_kernel_device(effect(body), sr=SR, tempo_bpm=120.0, seed=3, trusted=False)
-    assert caught.value.reason.startswith("not deterministic: two runs on the same 0.1 s probe differ")
+    assert caught.value.reason.startswith("not deterministic: two runs on the same 0.2 s probe differ")
     assert "use ctx.rng" in caught.value.reason
 
 

@@ -108,8 +108,8 @@ def _fault(defn, why: str) -> KernelError:
     return err
 
 
-#: The determinism check's probe: 0.1 s of audio at 48 kHz.
-PROBE_FRAMES = 4800
+#: The determinism check's probe: 0.2 s at 48 kHz (an effect may count on 8192 frames per call).
+PROBE_FRAMES = 9600
 
 
 class SandboxedKernel:
@@ -188,7 +188,7 @@ class SandboxedKernel:
     # -- the determinism check
 
     def check_determinism(self) -> None:
-        """Run a fixed 0.1 s probe through this kernel, freshly built, in this child and in a second fresh
+        """Run a fixed 0.2 s probe through this kernel, freshly built, in this child and in a second fresh
         child, and fault it when the two outputs differ in any bit; then build it afresh for its real use.
         Two children, so a kernel cannot carry a reading over from one run to the other. The probe: for
         an effect, a 440 Hz sine, a click and seeded noise at the declared defaults; for an instrument,
@@ -206,9 +206,10 @@ class SandboxedKernel:
         if np.array_equal(first, second):
             return
         ch, frame = (int(i[0]) for i in np.nonzero(first != second))
-        raise _fault(self.defn, f"not deterministic: two runs on the same 0.1 s probe differ (first at "
-                                f"channel {ch}, frame {frame}: {float(first[ch, frame])!r} then {float(second[ch, frame])!r}); "
-                                f"a kernel may not read a clock or unseeded randomness: use ctx.rng(...)")
+        raise _fault(self.defn, f"not deterministic: two runs on the same {PROBE_FRAMES / self.sr:g} s probe "
+                                f"differ (first at channel {ch}, frame {frame}: {float(first[ch, frame])!r} then "
+                                f"{float(second[ch, frame])!r}); a kernel may not read a clock or unseeded "
+                                f"randomness: use ctx.rng(...)")
 
     def _probe(self):
         import numpy as np

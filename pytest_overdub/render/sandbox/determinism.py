@@ -3,24 +3,27 @@ of the song alone (the same song gives the same samples on every run, on every m
 
 Two measures in the child, and a check in the scorer (:mod:`.client`):
 
-* :func:`deny_clocks_and_entropy` (once per child, before any kernel code): every clock in ``time``
-  (wall, monotonic, performance counter, CPU time), ``os.times``, ``resource.getrusage``, interval
-  timers (``signal.getitimer``/``setitimer``), the pid
-  (``os.getpid``), ``os.urandom``/``os.getrandom`` and a ``random.Random`` seeded from the system
-  (``random.seed()``, ``random.Random()``, ``random.SystemRandom``, and so ``np.random.default_rng()``
-  without a seed, whose entropy comes from there) are replaced by a function that raises
-  :class:`Undetermined` with what to use instead. They are replaced where they are bound, in **every
-  loaded module** (``random._urandom``, ``threading._time``, ... as well as ``time.time``), so a kernel
-  that reaches ``time`` or ``os`` through another module's attribute finds the same refusal.
+* :func:`deny_clocks_and_entropy` (once per child, before any kernel code; the fork server finds the
+  places to patch once, :func:`plan_denials`): every clock in ``time`` (wall, monotonic, performance
+  counter, CPU time), ``os.times``, ``resource.getrusage``, interval timers (``signal.getitimer`` and
+  ``setitimer``), the pid (``os.getpid``, ``os.getppid``), ``os.urandom``/``os.getrandom`` and a
+  ``random.Random`` seeded from the system (``random.seed()``, ``random.Random()``,
+  ``random.SystemRandom``, and so ``np.random.default_rng()`` without a seed, whose entropy comes from
+  there) are replaced by a function that raises :class:`Undetermined` with what to use instead. They are
+  replaced where they are bound, in **every loaded module** (``random._urandom``, ``threading._time``,
+  ... as well as ``time.time``), so a kernel that reaches ``time`` or ``os`` through another module's
+  attribute finds the same refusal.
 * :func:`seed_globals` (before each build): numpy's legacy global ``RandomState`` (``np.random.rand``,
   ``np.random.seed``'s state) and Python's ``random`` module are seeded from the device's seed, so what
   they give is a function of the device and the track, like ``ctx.rng()``.
 
 Neither is a boundary: the child runs the kernel in the same interpreter, and C-level clocks
-(``datetime.now``, ``np.datetime64('now')``) or object addresses cannot be reached from Python to be
-refused. The scorer's **determinism check** is what enforces the rule: it runs each song-defined device
-of a scoring twice, in two fresh children, on the same short probe, and faults it when the outputs differ
-(:meth:`.client.SandboxedKernel.check_determinism`).
+(``datetime.now``, ``np.datetime64('now')``), object addresses, or a module loaded afresh
+(``importlib``) cannot be reached from Python to be refused. The scorer's **determinism check** is what
+enforces the rule: it runs each song-defined device of a scoring twice, in two fresh children, on the
+same short probe, and faults it when the outputs differ (:meth:`.client.SandboxedKernel.check_determinism`).
+Object addresses are the same in both children (forked from one server), so randomness drawn from them
+passes the check; the refusals above are what keep the common cases out.
 """
 
 from __future__ import annotations
@@ -103,18 +106,40 @@ def _replacements() -> dict[int, tuple[object, object]]:
     return out
 
 
+#: Where the fork server's modules bind an original (module dict, name), and which modules it had:
+#: found once by :func:`plan_denials`, so a child replaces them in microseconds instead of scanning
+#: every loaded module (about 20 ms).
+_PLAN: dict = {}
+
+
+def plan_denials() -> None:
+    """In the fork server, after its imports: record every place a loaded module binds something
+    :func:`deny_clocks_and_entropy` replaces. Holds the module dicts, not the originals."""
+    swap = _replacements()
+    sites = [(space, key) for space in _module_dicts(sys.modules.values())
+             for key, value in space.items() if id(value) in swap and swap[id(value)][0] is value]
+    _PLAN.update(modules=frozenset(sys.modules), sites=sites)
+
+
+def _module_dicts(modules) -> list[dict]:
+    return [d for d in (getattr(m, "__dict__", None) for m in list(modules)) if isinstance(d, dict)]
+
+
 def deny_clocks_and_entropy() -> None:
     """Replace every clock, the pid and system entropy with a refusal, in every loaded module (see the
-    module docstring). Run once in a child, after its own setup and before any kernel code."""
+    module docstring): the places :func:`plan_denials` found, and every module loaded since (or every
+    module, without a plan). Run once in a child, after its own setup and before any kernel code."""
     swap = _replacements()
-    for module in list(sys.modules.values()):
-        space = getattr(module, "__dict__", None)
-        if not isinstance(space, dict):
-            continue
-        for key, value in list(space.items()):
-            hit = swap.get(id(value))
-            if hit is not None and hit[0] is value:
-                space[key] = hit[1]
+    planned = _PLAN.get("modules", frozenset())
+    sites = list(_PLAN.get("sites", ()))
+    for space in _module_dicts(m for name, m in list(sys.modules.items()) if name not in planned):
+        sites.extend((space, key) for key in list(space))
+    for space, key in sites:
+        value = space.get(key)
+        hit = swap.get(id(value))
+        if hit is not None and hit[0] is value:
+            space[key] = hit[1]
+    _PLAN.clear()
     # random.Random() and random.seed() seed from the system in C; SystemRandom reads random._urandom,
     # replaced above (and np.random.default_rng() without a seed draws its entropy from SystemRandom).
     random.Random.seed = _seeded_only(random.Random.seed)

@@ -4,7 +4,8 @@ device on request.
 
 It answers the scorer's requests on its control socket (:class:`.handle.ForkServer` is the other end):
 ``spawn`` hands the scorer's socket to a warm spare (or a fresh child if the limits differ) and forks the
-next spare once the scorer says it is ``idle`` (or asks anything else, or ``spare_after_s`` has passed);
+next spares (it keeps :data:`SPARES`) once the scorer says it is ``idle`` (or asks anything else, or
+``spare_after_s`` has passed);
 ``end`` kills a child, or waits for it to exit, and reports how it ended; ``pool`` records the scorer's
 transfer pool so spares map it before they are needed; ``idle`` has no answer. It dies with the scorer
 (``PR_SET_PDEATHSIG``) and its children die with it.
@@ -27,6 +28,9 @@ from .limits import SandboxLimits
 #: How long after a hand-over the server waits (unless asked something) before forking the next spare;
 #: a ``spawn`` may say otherwise (``spare_after_s``: a kernel session asks for its end, see :mod:`.handle`).
 SPARE_DELAY_S = 0.02
+#: Warm spares the server keeps: every device takes a fresh child, and a scoring's first device takes two
+#: (its determinism check), so one spare would leave the next device waiting for a child's warm-up.
+SPARES = 2
 _PREIMPORT = ("numpy", "numpy.fft", "numpy.random", "numpy.linalg", "numpy.polynomial", "scipy",
               "scipy.signal", "scipy.fft", "scipy.special", "scipy.interpolate", "scipy.ndimage",
               "math", "cmath", "random", "itertools", "functools", "collections", "dataclasses",
@@ -41,7 +45,7 @@ def serve(fd: int) -> None:
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     _preimport()
     statuses: dict[int, dict] = {}
-    spare: tuple[int, socket.socket, SandboxLimits] | None = None
+    spares: list[tuple[int, socket.socket, SandboxLimits]] = []
     send(ctrl, {"ready": True, "pid": os.getpid()})
     while True:
         try:
@@ -51,7 +55,7 @@ def serve(fd: int) -> None:
         _reap(statuses)
         if msg["op"] == "spawn":
             limits = SandboxLimits(**msg["limits"])
-            pid = _hand_over(ctrl, spare, limits, fds[0])
+            pid = _hand_over(ctrl, spares.pop(0) if spares else None, limits, fds[0])
             for f in fds:
                 os.close(f)
             send(ctrl, {"pid": pid})
@@ -60,7 +64,8 @@ def serve(fd: int) -> None:
             # zeroing pages) slows whatever else runs then, so it waits until the scorer is idle (the end
             # of a kernel session), asks for something else, or ``spare_after_s`` has passed.
             select.select([ctrl], [], [], float(msg.get("spare_after_s", SPARE_DELAY_S)))
-            spare = _fork_child(ctrl, limits, low_priority=True)
+            while len(spares) < SPARES:
+                spares.append(_fork_child(ctrl, limits, low_priority=True))
         elif msg["op"] == "idle":  # it woke the wait above; nothing to answer
             pass
         elif msg["op"] == "end":
@@ -83,8 +88,10 @@ def _preimport() -> None:
         except ImportError:
             pass
     from ...dsp.stdlib import stdlib
+    from .determinism import plan_denials
 
     stdlib()
+    plan_denials()  # where each child will replace the clocks and entropy sources (it does, not we)
     # Every object so far goes to the permanent generation: a child's garbage collections then never
     # touch (and so never copy) the server's pages.
     gc.freeze()
