@@ -154,7 +154,7 @@ def score_task(task: Task, submission: Submission | Song | None, *, bench: Bench
 
         trusted = trust_kernels_default()
     ctx = Context(start=start, song=song, trusted=trusted)
-    with kernel_scope(song, trusted=trusted):  # the scoring's song-defined devices share a sandbox child
+    with kernel_scope(song, trusted=trusted):  # one kernel session: the scoring's time budget, fault latch
         results = [evaluate(c, ctx) for c in task.checks]
     results.append(clean_result(ctx))
     warnings = tuple(dict.fromkeys(_warning_text(w) for w in ctx.warnings))

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "memfd_create") or os.name != "p
 LIMITS = SandboxLimits(cpu_s=2, mem_mb=1024, wall_s=4.0)
 SHORT_WALL = SandboxLimits(cpu_s=2, mem_mb=1024, wall_s=1.5)
 # The CPU limit must fire before the wall clock even when a loaded machine gives the child a small share.
-SHORT_CPU = SandboxLimits(cpu_s=1, mem_mb=1024, wall_s=30.0)
+SHORT_CPU = SandboxLimits(cpu_s=1, mem_mb=1024, wall_s=30.0, call_floor_s=30.0)
 SR = 48000
 X = np.vstack([np.linspace(-0.5, 0.5, 4800), np.linspace(0.5, -0.5, 4800)])
 
