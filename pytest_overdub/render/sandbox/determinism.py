@@ -37,8 +37,9 @@ _USE_INSTEAD = {
     "clock": "a kernel has no clock (the same song must give the same samples); count time in frames "
              "(ctx.sr, the frame count) and beats (ctx.beat_s)",
     "pid": "a kernel's process id differs on every run; use ctx.seed for a number that is the device's own",
-    "entropy": "a kernel gets no unseeded randomness; use ctx.rng(*keys) (a numpy Generator seeded from the "
-               "device and the track) or dsp.noise(..., seed=ctx.seed)",
+    "entropy": "a kernel gets no unseeded randomness (np.random.default_rng() and random.SystemRandom without "
+               "a seed read it too); use ctx.rng(*keys) (a numpy Generator seeded from the device and the "
+               "track) or dsp.noise(..., seed=ctx.seed)",
 }
 _CLOCKS = ("time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns", "process_time",
            "process_time_ns", "thread_time", "thread_time_ns", "clock_gettime", "clock_gettime_ns")
