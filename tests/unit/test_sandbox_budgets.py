@@ -88,8 +88,9 @@ def test_three_hung_devices_end_their_scoring_under_30_s(tmp_path, monkeypatch):
     seconds, result, builds = score_hung(tmp_path, [SLEEPS, spins, SLEEPS], monkeypatch)
     assert seconds < 30
     assert builds == {"hang.d0": 1, "hang.d1": 1, "hang.d2": 1}
-    for dev in ("hang.d0", "hang.d1", "hang.d2"):
-        assert any(dev in w and "wall-clock timeout of 5 s" in w for w in result.warnings)
+    stops = ("wall-clock timeout of 5 s", "the scoring's kernel time budget of 15 s is used up")
+    for dev in ("hang.d0", "hang.d1", "hang.d2"):  # the last one may meet the scoring's budget first
+        assert any(dev in w and any(stop in w for stop in stops) for w in result.warnings)
 
 
 def test_a_call_budget_grows_with_the_audio_it_processes():

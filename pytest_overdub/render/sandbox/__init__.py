@@ -35,11 +35,11 @@ where that is not permitted, through the pool. The scorer enforces the wall-cloc
 output's shape and finiteness itself; everything the child reports is treated as untrusted.
 
 Time (:mod:`.limits`): a kernel's module body gets 5 s of wall clock, a call the larger of 5 s and twice
-the duration of its audio (at most ``wall_s``, 120 s), a whole scoring 20 s of wall time in kernels, after
+the duration of its audio (at most ``wall_s``, 120 s), a whole scoring 15 s of wall time in kernels, after
 which every later device faults at once. A device that faults is latched for the rest of its session
 (keyed by its definition's content and its seed, so by track): later renders fault at once instead of
 building it again, so a hung kernel costs its scoring one timeout. A scoring with any number of hung
-kernels ends after about 20 s plus the scorer's own work.
+kernels ends after about 15 s plus the scorer's own work.
 
 Determinism (:mod:`.determinism`): the child refuses every clock, its pid and system entropy (wherever a
 loaded module binds them) and seeds numpy's and Python's global generators from the device's seed before
@@ -54,7 +54,7 @@ prints what each part costs.
 
 Faults are :class:`~pytest_overdub.errors.KernelError` with a reason: the kernel's traceback, "CPU time
 limit of 2 s exceeded", "wall-clock timeout of 5 s while running (...)", "the scoring's kernel time budget
-of 20 s is used up ...", "not deterministic: ...", "stopped by the sandbox: forbidden system call (the
+of 15 s is used up ...", "not deterministic: ...", "stopped by the sandbox: forbidden system call (the
 kernel called os.system)", ...
 
 Layout: :mod:`.limits` (SandboxLimits and the time budgets), :mod:`.layers` (fd hygiene and layers 2-6,

@@ -5,11 +5,11 @@ checks.
 
 Each device gets a fresh child (no child serves two devices, so nothing one kernel does to the
 interpreter reaches another). The scorer holds every exchange to a wall-clock budget
-(:mod:`.limits`: 5 s for a build, the larger of 5 s and twice the audio's duration for a call, 20 s of
+(:mod:`.limits`: 5 s for a build, the larger of 5 s and twice the audio's duration for a call, 15 s of
 kernel time for a whole scoring) and checks the output's shape and finiteness itself; everything the
 child reports is treated as untrusted. Faults are :class:`~pytest_overdub.errors.KernelError` with a
 ``reason``: the kernel's traceback, "CPU time limit of 2 s exceeded", "wall-clock timeout of 5 s while
-running (...)", "the scoring's kernel time budget of 20 s is used up", "not deterministic: ...",
+running (...)", "the scoring's kernel time budget of 15 s is used up", "not deterministic: ...",
 "stopped by the sandbox: a forbidden system call; the kernel called os.system ...", ...
 """
 

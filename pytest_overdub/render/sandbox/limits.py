@@ -11,14 +11,15 @@ The time budgets, and why these figures (``docs/devices.md`` states them for aut
 * a **call** (one ``process`` or ``render``) gets ``max(call_floor_s, call_per_audio_s * seconds of
   audio it processes)`` = the larger of 5 s and twice the audio's duration, capped at ``wall_s``. The
   oracles' kernels run 100 to 1,000 times faster than real time (the dotted echo does 20 s of stereo in
-  80 ms of a loaded 2-core machine), so an honest kernel has a margin of about 100 over the floor's
-  shortest audio and 500 at length; even a Python loop over samples (a few microseconds each) fits.
-* a **scoring** (one kernel session, :func:`.client.kernel_session`) has
-  :data:`SCORING_KERNEL_S` = 20 s of wall time in kernels (every build and call of every device it builds,
-  the determinism check's runs included); when it is used up, the call running is stopped and every
-  later device faults at once with a message naming the budget. The oracles' scorings spend under 0.2 s.
+  70-80 ms of a loaded 2-core machine), so an honest kernel stays some 500 times inside its budget; even a
+  Python loop over samples (a few microseconds each) fits.
+* a **scoring** (one kernel session, :func:`.client.kernel_session`) has :data:`SCORING_KERNEL_S` = 15 s
+  of wall time in kernels (every build and call of every device it builds, the determinism check's runs
+  included); when it is used up, the call running is stopped and every later device faults at once with a
+  message naming the budget. The device tasks' oracles spend 0.02-0.4 s of it at a load of 5-9 on 2 cores.
   Together with the fault latch (a device that faults is not built again in the same scoring) this holds
-  a scoring with hung kernels, however many, to about 20 s plus the scorer's own work.
+  a scoring with hung kernels, however many, to about 15 s plus the scorer's own work: a mix task with a
+  hung kernel on each of its five tracks took 28 s in all with a 20 s budget on a loaded machine, hence 15.
 """
 
 from __future__ import annotations
@@ -51,6 +52,6 @@ class SandboxLimits:
 
 DEFAULT_LIMITS = SandboxLimits()
 #: Wall time one scoring (one kernel session) may spend in kernels: builds and calls of all its devices.
-SCORING_KERNEL_S = 20.0
+SCORING_KERNEL_S = 15.0
 #: Address space headroom above the soft limit that the hard rlimit leaves (see :mod:`.layers`).
 REUSE_HEADROOM_MB = 256
