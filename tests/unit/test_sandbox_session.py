@@ -104,8 +104,10 @@ def test_nested_sessions_join_the_outer_one():
 def test_what_a_kernel_patches_does_not_reach_the_next_device(patch, uses, expected):
     """A kernel that patches a function's code or defaults, a class or a module changes nothing for the
     next device of the same scoring: every device runs in a fresh child."""
-    patcher = f"import json, statistics\n\ndef process(x, params, ctx):\n    {patch}\n    return x\n"
-    user = f"import json, statistics\n\ndef process(x, params, ctx):\n    return x * ({uses})\n"
+    # the modules through numpy's globals, not ``import`` (which an allow-list may refuse)
+    mods = "M = vars(np._core.numeric)['sys'].modules\njson, statistics = M['json'], M['statistics']\n"
+    patcher = f"{mods}\ndef process(x, params, ctx):\n    {patch}\n    return x\n"
+    user = f"{mods}\ndef process(x, params, ctx):\n    return x * ({uses})\n"
     with kernel_session():
         with contextlib.suppress(KernelError):  # patching json breaks the patcher's own replies: a fault
             run_device(patcher)
