@@ -154,7 +154,7 @@ def score_task(task: Task, submission: Submission | Song | None, *, bench: Bench
 
         trusted = trust_kernels_default()
     ctx = Context(start=start, song=song, trusted=trusted)
-    with kernel_scope(song, trusted=trusted) as session:  # the scoring's song-defined devices share a child
+    with kernel_scope(song, trusted=trusted) as session:  # one kernel session: time budget, fault latch
         results = [evaluate(c, ctx) for c in task.checks]
         confinement = session.confinement() if session is not None else \
             ({"kernels": "in-process"} if song.devices else None)

@@ -653,10 +653,10 @@ def _trust_default(song: Song) -> bool:
 
 
 def kernel_scope(song: Song, *, trusted: bool):
-    """The sandbox's kernel session (one child serves the song-defined devices of a render, or of a
-    whole scoring around it, one after another: :func:`.sandbox.kernel_session`) when ``song`` defines
-    devices and they are sandboxed; otherwise nothing, and nothing of the sandbox is imported. It yields
-    the session (its ``confinement()`` says what confined the kernels), or None."""
+    """The sandbox's kernel session (the time budget, fault latch and determinism check of a render, or
+    of a whole scoring around it: :func:`.sandbox.kernel_session`) when ``song`` defines devices and they
+    are sandboxed; otherwise nothing, and nothing of the sandbox is imported. It yields the session (its
+    ``confinement()`` says what confined the kernels), or None."""
     if trusted or not song.devices:
         return contextlib.nullcontext()
     from .sandbox import kernel_session

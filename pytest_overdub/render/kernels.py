@@ -394,6 +394,9 @@ class _InProcess:
     layers = ("in-process",)
 
     def __init__(self, defn: KernelDefinition, *, sr: int, tempo_bpm: float, seed: int):
+        from .sandbox.determinism import seed_globals
+
+        seed_globals(seed)  # as in the sandbox child: np.random.rand and random give the same numbers
         self.runtime = KernelRuntime(defn, sr=sr, tempo_bpm=tempo_bpm, seed=seed)
         self.tail_s = self.runtime.tail_s
         self.latency_frames = self.runtime.latency_frames

@@ -211,13 +211,29 @@ LOOPER = ESCAPE + textwrap.dedent("""
 
 
 @pytest.mark.parametrize("in_session", [False, True], ids=["device", "session"])
-def test_a_kernel_that_replaces_the_receive_loop_does_not_outlive_its_scoring(in_session):
+def test_a_kernel_that_replaces_the_receive_loop_does_not_outlive_its_scoring(in_session, monkeypatch):
+    """Every child the device was given (in a session, the determinism check's too) is gone when the
+    scoring ends. In a session the check's rebuild finds the child deaf (its loop replaced by the probe
+    run): a fault, and still no child left."""
+    from pytest_overdub.render.sandbox.handle import ForkServer
+
+    claimed, claim = [], ForkServer.claim
+
+    def recording(self, *args, **kwargs):
+        pid, sock = claim(self, *args, **kwargs)
+        claimed.append(pid)
+        return pid, sock
+
+    monkeypatch.setattr(ForkServer, "claim", recording)
     with kernel_session() if in_session else contextlib.nullcontext():
-        dev = sandboxed(LOOPER)
-        pid = dev._backend.pid
-        np.testing.assert_array_equal(dev.process(X, {}), X)
-        dev.close()
-    assert gone_within([pid]) == []
+        if in_session:
+            with pytest.raises(KernelError, match="wall-clock timeout"):
+                sandboxed(LOOPER)
+        else:
+            dev = sandboxed(LOOPER)
+            np.testing.assert_array_equal(dev.process(X, {}), X)
+            dev.close()
+    assert claimed and gone_within(claimed) == []
 
 
 SCORER = """
@@ -303,7 +319,7 @@ def test_a_kernel_is_refused_where_a_required_layer_is_missing():
 
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     unmet = ["landlock: Landlock unavailable: Function not implemented"]
-    serving = threading.Thread(target=child._serve_device, args=(theirs, kernels, LIMITS, lambda: None, 0, unmet))
+    serving = threading.Thread(target=child._serve_device, args=(theirs, kernels, unmet))
     serving.start()
     build = {"op": "build", "defn": effect("raise ValueError('the kernel ran')\n"), "sr": 48000,
              "tempo_bpm": 120.0, "seed": 1}

@@ -4,14 +4,13 @@ Shape: a **fork server**. The first sandboxed device starts one warm server proc
 ``python -c``, never a fork of the scorer, which may hold threads, started with an **empty environment**
 plus what Python needs, so no variable of the scorer's can reach a kernel, not even in the initial
 environment block a process keeps in memory) that imports numpy, scipy and the dsp stdlib, builds the
-children's Landlock ruleset once and then waits. A device built for a track gets a **child**, forked from
-the server; the child serves the device while it lives (its kernel keeps ``ctx.state`` between calls) and
-talks to the scorer over its own Unix socket. Inside a **kernel session** (:func:`kernel_session`: one
-scoring of one submission, or one render) a closed device leaves its child idle, and the next device of
-the session takes it: the child drops the old kernel's namespace, state and timers, renews its limits, and
-exits instead when it cannot (a fault, a rebound shared name, its limits' headroom used up). Outside a
-session every device gets a fresh child. **Nothing outlives its scoring**: the server SIGKILLs a child when
-its device closes outside a session, when it faults, and when its session ends (idle children too), so no
+children's Landlock ruleset once and then waits. Each device built for a track gets a **fresh child**,
+forked from the server; the child serves that device alone while it lives (its kernel keeps
+``ctx.state`` between calls) and talks to the scorer over its own Unix socket. No child serves two
+devices: whatever a kernel does to the interpreter (a patched function's ``__code__``, a rebound numpy
+name, raw memory) ends with its device. A **kernel session** (:func:`kernel_session`: one scoring of one
+submission, or one render) holds the scoring's time budget, its fault latch and its determinism checks.
+**Nothing outlives its scoring**: the server SIGKILLs a child when its device closes or faults, so no
 child's end depends on its kernel; the server dies with the scorer and every child with the server
 (``PR_SET_PDEATHSIG``, set after the uid drop, which clears it). Before it reads any kernel source the
 child applies, in order:
@@ -49,7 +48,7 @@ allocated once, not per call; spares map it before they are needed) and passes t
 the kernel reads it in place, and if it keeps a view of its input in ``ctx.state`` those pages are made
 private before the pool is reused. Output: the scorer copies it straight out of the child's memory with
 ``process_vm_readv`` (one copy into the scorer's own memory, which the child can never touch again), or,
-where that is not permitted, through the pool. The scorer enforces a wall-clock timeout and checks the
+where that is not permitted, through the pool. The scorer enforces the wall-clock budgets and checks the
 output's shape and finiteness itself.
 
 Every channel from the child is hostile (a kernel runs in the child's interpreter and can rewrite what it
@@ -58,25 +57,39 @@ further seals), so a truncation cannot turn the scorer's next touch of its mappi
 (seccomp also kills ``ftruncate``/``fallocate``). The scorer reads a child's messages with a 1 MB cap
 (a longer length prefix is refused unread) and no passed fds, checks every field of every reply with
 bounds before using or allocating anything from it (:mod:`.replies`), and sends with the wall-clock
-limit as timeout. A malformed reply ends the child, which is never reused, and is the device's fault.
+limit as timeout. A malformed reply ends the child and is the device's fault.
+
+Time (:mod:`.limits`): a kernel's module body gets 5 s of wall clock, a call the larger of 5 s and twice
+the duration of its audio (at most ``wall_s``, 120 s), a whole scoring 15 s of wall time in kernels, after
+which every later device faults at once. A device that faults is latched for the rest of its session
+(keyed by its definition's content and its seed, so by track): later renders fault at once instead of
+building it again, so a hung kernel costs its scoring one timeout. A scoring with any number of hung
+kernels ends after about 15 s plus the scorer's own work.
+
+Determinism (:mod:`.determinism`): the child refuses every clock, its pid and system entropy (wherever a
+loaded module binds them) and seeds numpy's and Python's global generators from the device's seed before
+each build; the session runs each new device's 0.2 s probe twice, in two fresh children, and faults the
+device when the outputs differ in any bit.
 
 Speed: each child is forked ahead of need, hardened and warmed (a pre-faulted heap, the build and call
-paths run once) at nice 19 when the scorer is idle (a session's end; 30-40 ms of CPU that would slow
-whatever ran beside it), and the scorer claims it one device ahead (the server's answer arrives while
-the current device runs), so a device costs the scorer the kernel's build and two copies of its audio;
-the next devices of a session also skip the fresh process's first-call costs.
+paths run once) at nice 19, and the scorer claims it one device ahead (the server's answer arrives while
+the current device runs), so a device costs the scorer the kernel's build and two copies of its audio,
+plus the wait for a spare when devices come faster than the server warms them. ``bench/sandbox_speed.py``
+prints what each part costs.
 
 Faults are :class:`~pytest_overdub.errors.KernelError` with a reason: the kernel's traceback, "CPU time
-limit of 2 s exceeded", "wall-clock timeout of 3 s", "stopped by the sandbox: forbidden system call
-(the kernel called os.system)", "sent a malformed reply while loading: latency_frames 60000000 is
-outside 0..480000", ...
+limit of 2 s exceeded", "wall-clock timeout of 5 s while running (...)", "the scoring's kernel time budget
+of 15 s is used up ...", "not deterministic: ...", "stopped by the sandbox: forbidden system call (the
+kernel called os.system)", "sent a malformed reply while loading: latency_frames 60000000 is outside
+0..480000", ...
 
-Layout: :mod:`.limits` (SandboxLimits), :mod:`.layers` (fd hygiene and layers 2-6, applied in order by
-``harden``), :mod:`.readset` (what Landlock lets a child read), :mod:`.seccomp` (the BPF filter, layer 7),
-:mod:`.audit` (the notes hook), :mod:`.framing` (socket messages), :mod:`.replies` (the scorer's checks of a
-child's messages), :mod:`.transport` (the memfd pool and ``process_vm_readv``), :mod:`.child` (the child's
-loop), :mod:`.server` (the fork server's process), :mod:`.handle` (the scorer's handle on it) and
-:mod:`.client` (:class:`SandboxedKernel`, what :mod:`..kernels` calls).
+Layout: :mod:`.limits` (SandboxLimits and the time budgets), :mod:`.layers` (fd hygiene and layers 2-6,
+applied in order by ``harden``), :mod:`.readset` (what Landlock lets a child read), :mod:`.seccomp` (the
+BPF filter, layer 7), :mod:`.audit` (the notes hook), :mod:`.framing` (socket messages), :mod:`.replies`
+(the scorer's checks of a child's messages), :mod:`.transport` (the memfd pool and ``process_vm_readv``),
+:mod:`.determinism` (no clock, no entropy, seeded generators), :mod:`.child` (the child's loop),
+:mod:`.server` (the fork server's process), :mod:`.handle` (the scorer's handle on it) and :mod:`.client`
+(:class:`SandboxedKernel` and :func:`kernel_session`, what :mod:`..kernels` and the engine call).
 """
 
 from __future__ import annotations

@@ -36,9 +36,10 @@ _AUDIT_WHAT = {
 }
 
 
-def install_audit_notes(chan: socket.socket):
-    """Add the audit hook that sends notes to the scorer on ``chan`` (for the rest of the process).
-    Returns a function that starts the count of notes again (for the child's next device)."""
+def install_audit_notes(chan: socket.socket, *, pid: int):
+    """Add the audit hook that sends notes to the scorer on ``chan`` (for the rest of the process);
+    ``pid`` is this process's own (read before :mod:`.determinism` refuses ``os.getpid`` to everyone).
+    Returns a function that starts the count of notes again."""
     busy = [False]
     sent = [0]
 
@@ -52,7 +53,7 @@ def install_audit_notes(chan: socket.socket):
                 (isinstance(flags, int) and flags & WRITE_FLAGS)
             what = f"opened {path!r} for writing (file writes are not allowed)" if writing else \
                 f"opened {path!r}"
-        elif event == "resource.prlimit" and args and args[0] not in (0, os.getpid()):
+        elif event == "resource.prlimit" and args and args[0] not in (0, pid):
             what = f"called resource.prlimit on pid {args[0]} (acting on another process is not allowed)"
         elif event == "ctypes.dlsym" and len(args) > 1:
             what = f"looked up the C function {args[1]!r} with ctypes"

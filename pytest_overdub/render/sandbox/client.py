@@ -1,20 +1,26 @@
 """The scorer's side of one sandboxed device: :class:`SandboxedKernel`, the backend
 :func:`~pytest_overdub.render.kernels.build_kernel_device` uses when kernels are not trusted, and
-:func:`kernel_session`, the scope in which one child serves a scoring's devices one after another.
+:func:`kernel_session`, the scope of one scoring: its time budget, its fault latch and its determinism
+checks.
 
-The scorer enforces a wall-clock timeout and checks the output's shape and finiteness itself; everything
-the child reports is treated as untrusted: each reply is bounded and checked field by field before it is
-used (:mod:`.replies`), and a malformed one ends the child. Faults are
-:class:`~pytest_overdub.errors.KernelError` with a ``reason``: the kernel's traceback, "CPU time limit of
-2 s exceeded", "wall-clock timeout of 3 s", "stopped by the sandbox: a forbidden system call; the kernel
-called os.system ...", "sent a malformed reply while loading: latency_frames 60000000 is outside
-0..480000", ...
+Each device gets a fresh child (no child serves two devices, so nothing one kernel does to the
+interpreter reaches another). The scorer holds every exchange to a wall-clock budget
+(:mod:`.limits`: 5 s for a build, the larger of 5 s and twice the audio's duration for a call, 15 s of
+kernel time for a whole scoring) and checks the output's shape and finiteness itself; everything the
+child reports is treated as untrusted: each reply is bounded and checked field by field before it is
+used (:mod:`.replies`), and a malformed one ends the child. Faults are :class:`~pytest_overdub.errors.KernelError` with a
+``reason``: the kernel's traceback, "CPU time limit of 2 s exceeded", "wall-clock timeout of 5 s while
+running (...)", "the scoring's kernel time budget of 15 s is used up", "not deterministic: ...",
+"stopped by the sandbox: a forbidden system call; the kernel called os.system ...", "sent a malformed
+reply while loading: latency_frames 60000000 is outside 0..480000", ...
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
+import json
 import signal
 import time
 from dataclasses import dataclass, field
@@ -23,7 +29,7 @@ from ...errors import KernelError
 from ..trust import weak_sandbox_allowed
 from .framing import BadMessage, recv, send
 from .handle import fork_server
-from .limits import DEFAULT_LIMITS, SandboxLimits
+from .limits import DEFAULT_LIMITS, SCORING_KERNEL_S, SandboxLimits
 from .replies import MAX_NOTES, MAX_REPLY_BYTES, BadReply, check_reply, printable, reply_kind
 from .transport import VM_PROBE, vm_read
 
@@ -38,29 +44,15 @@ _SIGNAL_WHY = {
 
 
 @dataclass
-class _Child:
-    """A sandbox child the scorer holds: its pid, our end of its socket, what it reported when handed
-    over, and the limits it was hardened with."""
-
-    pid: int
-    sock: object
-    limits: SandboxLimits
-    vm_read: bool = False
-    layers: tuple = ()
-    missing: tuple = ()
-
-
-#: How long the fork server may put off its next spare while a kernel session runs (it makes it when the
-#: session ends, see :meth:`.handle.ForkServer.idle`).
-SESSION_SPARE_WAIT_S = 5.0
-
-
-@dataclass
 class _Session:
-    """The children of one kernel session that are idle between devices (most recent last), and the
-    fork server it claimed children from (told when the session ends)."""
+    """One scoring's kernel session: the wall time its kernels may spend (``budget_s``) and have spent,
+    the faults of its devices (by :func:`device_key`: a device that faults is not built again), the
+    devices whose determinism was checked, and the fork server it claimed children from."""
 
-    idle: list = field(default_factory=list)
+    budget_s: float = SCORING_KERNEL_S
+    spent_s: float = 0.0
+    faults: dict = field(default_factory=dict)
+    checked: set = field(default_factory=set)
     server: object = None
     layers: list = field(default_factory=list)  # what this session's children reported, in order seen
     missing: list = field(default_factory=list)
@@ -79,11 +71,12 @@ class _Session:
         return {"kernels": "sandboxed", "layers": list(layers), "missing": list(missing),
                 "weak_sandbox_allowed": weak_sandbox_allowed()}
 
-    def take(self, limits: SandboxLimits) -> _Child | None:
-        for i in range(len(self.idle) - 1, -1, -1):
-            if self.idle[i].limits == limits:
-                return self.idle.pop(i)
-        return None
+    def left_s(self) -> float:
+        return self.budget_s - self.spent_s
+
+    def used_up(self, defn) -> KernelError:
+        return _fault(defn, f"the scoring's kernel time budget of {self.budget_s:g} s is used up "
+                            f"(wall time in kernels, over all the song's devices)")
 
 
 #: The layers and missing layers the last child this process used reported.
@@ -94,108 +87,108 @@ _SESSION: contextvars.ContextVar[_Session | None] = contextvars.ContextVar("over
 
 
 @contextlib.contextmanager
-def kernel_session():
-    """The scope in which sandboxed devices share children: a device built inside it takes the child
-    the last closed device of the session left idle (same limits), instead of a fresh one. One scoring of
-    one submission is one session (:func:`~pytest_overdub.bench.tasks.score_task` opens it; so does each
-    :func:`~pytest_overdub.render.render`), so a child only ever runs one submission's kernels, one device
-    at a time, in an order the scoring fixes. A nested session joins the one around it. At its end the
-    idle children exit and the fork server makes its next spare child, which it puts off while the
-    session runs (making one slows whatever runs meanwhile: 30-40 ms of CPU, mostly page zeroing).
+def kernel_session(*, budget_s: float = SCORING_KERNEL_S):
+    """The scope of one scoring of one submission (:func:`~pytest_overdub.bench.tasks.score_task` opens
+    it; so does each :func:`~pytest_overdub.render.render`). Inside it:
 
-    Between two devices the child resets what it can (:mod:`.child`), and is not reused after a fault or
-    when its kernel rebound a shared module's name. What a kernel may still leave for the next device of
-    the same submission (numpy's global random state, say) it would leave in-process too.
+    * the kernels' builds and calls together get ``budget_s`` of wall time (default
+      :data:`~.limits.SCORING_KERNEL_S`); after that every kernel device faults at once, naming the budget;
+    * a device that faults is never built again: a later device with the same definition on the same
+      track (the next render of a probe, say) faults at once with the first fault's reason, so a hung
+      kernel costs one timeout per scoring, not one per render;
+    * each device (definition and track) is checked for determinism once, when first built
+      (:meth:`SandboxedKernel.check_determinism`).
 
-    Yields the session (the one around it, when nested): its :meth:`_Session.confinement` says what
-    confined its kernels."""
+    A nested session joins the one around it. At its end the fork server is told the scorer is idle (it
+    makes its next spare child then). Yields the session (the one around it, when nested): its
+    :meth:`_Session.confinement` says what confined its kernels."""
     if _SESSION.get() is not None:
         yield _SESSION.get()
         return
-    session = _Session()
+    session = _Session(budget_s=float(budget_s))
     token = _SESSION.set(session)
     try:
         yield session
     finally:
         _SESSION.reset(token)
         if session.server is not None and session.server.alive():
-            try:  # every child ends with its scoring, whatever its kernel did
-                session.server.kill([child.pid for child in session.idle])
-            except KernelError:
-                pass
-        for child in session.idle:
-            child.sock.close()
-        session.idle.clear()
-        if session.server is not None and session.server.alive():
             try:
-                session.server.idle()  # the next spare is made now, between scorings
+                session.server.idle()
             except KernelError:
                 pass
+
+
+def device_key(defn, seed: int) -> str:
+    """What identifies a device within a scoring: its definition's content and its seed (which is derived
+    from the device id and the track)."""
+    body = json.dumps(defn.to_json(), sort_keys=True, separators=(",", ":")).encode()
+    return f"{hashlib.sha256(body).hexdigest()}|{int(seed)}"
+
+
+def _fault(defn, why: str) -> KernelError:
+    err = KernelError(f"kernel {defn.id} faulted in the sandbox: {why}")
+    err.reason = why
+    return err
+
+
+#: The determinism check's probe: 0.2 s at 48 kHz (an effect may count on 8192 frames per call).
+PROBE_FRAMES = 9600
 
 
 class SandboxedKernel:
-    """One kernel in a sandbox child: built once, then ``process``/``render`` calls carrying state."""
+    """One kernel in its own sandbox child: built once, then ``process``/``render`` calls carrying state.
 
-    def __init__(self, defn, *, sr: int, tempo_bpm: float, seed: int, limits: SandboxLimits | None = None):
+    ``check``: inside a kernel session, run the determinism check when this device (definition and
+    track) is first built in it (the check's own second run passes False)."""
+
+    def __init__(self, defn, *, sr: int, tempo_bpm: float, seed: int, limits: SandboxLimits | None = None,
+                 check: bool = True):
         self.defn = defn
-        self.sr = sr
+        self.sr = int(sr)
         self.limits = limits or DEFAULT_LIMITS
-        self.server = fork_server()
         self.notes: list[str] = []
-        self.child_cpu_ms = 0.0  # the child's CPU time since it was handed this device (diagnostic)
         self.pid = None
         self.sock = None
-        self.settled = False  # True between complete exchanges with no fault: the child may be reused
-        self.reused = False
+        self.vm_read, self.layers, self.missing = False, (), ()
         self._session = _SESSION.get()
-        build = {"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm, "seed": seed,
-                 "weak": weak_sandbox_allowed()}
-        child = self._session.take(self.limits) if self._session is not None else None
-        if child is not None and self._build_on(child, build):
-            return
-        self._adopt(None)
-        if self._session is None:
-            self.pid, self.sock = self.server.claim(self.limits)
-        else:
-            self._session.server = self.server
-            self.pid, self.sock = self.server.claim(self.limits, spare_after_s=SESSION_SPARE_WAIT_S)
+        self.key = device_key(defn, seed)
+        self._build_msg = {"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm,
+                           "seed": seed, "weak": weak_sandbox_allowed()}
+        session = self._session
+        if session is not None:
+            if self.key in session.faults:
+                raise _fault(defn, f"faulted earlier in this scoring and is not run again: "
+                                   f"{session.faults[self.key]}")
+            if session.left_s() <= 0:
+                raise self._latched(session.used_up(defn))
+        self.server = fork_server()
+        if session is not None:
+            session.server = self.server
+        self.pid, self.sock = self.server.claim(self.limits)
         try:
-            self._build(build)
-        except BaseException:
+            self._build()
+            if check and session is not None and self.key not in session.checked:
+                session.checked.add(self.key)
+                self.check_determinism()
+        except KernelError as e:
             self.close()  # a kernel that fails to load ends its child now, not when collected
+            raise self._latched(e) from None
+        except BaseException:
+            self.close()
             raise
 
-    def _adopt(self, child: _Child | None) -> None:
-        self.pid, self.sock = (child.pid, child.sock) if child is not None else (None, None)
-        self.vm_read = child.vm_read if child is not None else False
-        self.layers = child.layers if child is not None else ()
-        self.missing = child.missing if child is not None else ()
+    def _latched(self, err: KernelError) -> KernelError:
+        """Record ``err`` as this device's fault for the rest of the kernel session; returns it."""
+        if self._session is not None:
+            self._session.faults.setdefault(self.key, getattr(err, "reason", str(err)))
+        return err
 
-    def _build_on(self, child: _Child, build: dict) -> bool:
-        """Build on a child a closed device of this session left idle. False when that child is gone (it
-        exits when it cannot be reset, see :mod:`.child`) or dies while loading the kernel: the device
-        then takes a fresh child, where a kernel that kills its child does so again and is reported."""
-        self._adopt(child)
-        self.reused = True
-        try:
-            with self.server.pool_lock, self._exchange():
-                self._send(build)
-                self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading", "built"))
-            return True
-        except KernelError:
-            if self.sock is not None:  # the child answered: the kernel itself failed to load
-                self.close()
-                raise
-        self.notes.clear()
-        self.reused = False
-        return False
-
-    def _build(self, build: dict) -> None:
+    def _build(self) -> None:
         # Kernel code (here its module body) only ever runs under the pool lock: no child can touch the
         # shared pool while another child's call is using it.
-        with self.server.pool_lock, self._exchange():
+        with self.server.pool_lock:
             # Pipelined: the build request waits in the socket while the child says it is ready.
-            self._send(build)
+            self._send(self._build_msg)
             ready = self._reply(time.monotonic() + self.limits.wall_s, "starting", "ready")
             probe = bytearray(len(VM_PROBE))
             self.vm_read = vm_read(self.pid, ready["probe"], probe) and bytes(probe) == VM_PROBE
@@ -204,11 +197,60 @@ class SandboxedKernel:
             _LAST_SEEN[:] = [self.layers, self.missing]
             if self._session is not None:
                 self._session.saw(self.layers, self.missing)
-            self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading", "built"))
+            self._built(self._timed("loading", min(self.limits.build_s, self.limits.wall_s),
+                                    "a module body's budget", "built"))
+
+    def _rebuild(self) -> None:
+        """Build the kernel again in the same child (a fresh namespace, ``ctx.state`` and seeded globals)."""
+        with self.server.pool_lock:
+            self._send(self._build_msg)
+            self._built(self._timed("loading", min(self.limits.build_s, self.limits.wall_s),
+                                    "a module body's budget", "built"))
 
     def _built(self, built: dict) -> None:
         self.tail_s = float(built["tail_s"])
         self.latency_frames = int(built["latency_frames"])
+
+    # -- the determinism check
+
+    def check_determinism(self) -> None:
+        """Run a fixed 0.2 s probe through this kernel, freshly built, in this child and in a second fresh
+        child, and fault it when the two outputs differ in any bit; then build it afresh for its real use.
+        Two children, so a kernel cannot carry a reading over from one run to the other. The probe: for
+        an effect, a 440 Hz sine, a click and seeded noise at the declared defaults; for an instrument,
+        three notes at the declared defaults."""
+        import numpy as np
+
+        first = self._probe()
+        self._rebuild()
+        other = SandboxedKernel(self.defn, sr=self.sr, tempo_bpm=self._build_msg["tempo_bpm"],
+                                seed=self._build_msg["seed"], limits=self.limits, check=False)
+        try:
+            second = other._probe()
+        finally:
+            other.close()
+        if np.array_equal(first, second):
+            return
+        ch, frame = (int(i[0]) for i in np.nonzero(first != second))
+        raise _fault(self.defn, f"not deterministic: two runs on the same {PROBE_FRAMES / self.sr:g} s probe "
+                                f"differ (first at channel {ch}, frame {frame}: {float(first[ch, frame])!r} then "
+                                f"{float(second[ch, frame])!r}); a kernel may not read a clock or unseeded "
+                                f"randomness: use ctx.rng(...)")
+
+    def _probe(self):
+        import numpy as np
+
+        defaults = self.defn.spec.defaults()
+        n = PROBE_FRAMES
+        if self.defn.kind == "effect":
+            t = np.arange(n) / self.sr
+            x = 0.25 * np.sin(2 * np.pi * 440.0 * t) + 0.05 * np.random.default_rng(7).standard_normal(n)
+            x[0] += 0.5
+            return self.process(np.vstack([x, x[::-1].copy()]), defaults)
+        notes = {"pitch": [60, 64, 67], "velocity": [0.8, 0.6, 1.0], "start_s": [0.0, 0.02, 0.05],
+                 "dur_s": [0.05, 0.03, 0.04], "index": [0, 1, 2],
+                 "params": {k: [v, v, v] for k, v in defaults.items()}}
+        return self.render(notes, defaults, n)
 
     # -- calls
 
@@ -230,13 +272,22 @@ class SandboxedKernel:
                           out_off=0, inputs=[])
 
     def _call(self, msg: dict, *, out_off: int, inputs: list):
+        try:
+            return self._exchange(msg, out_off=out_off, inputs=inputs)
+        except KernelError as e:
+            raise self._latched(e) from None
+
+    def _exchange(self, msg: dict, *, out_off: int, inputs: list):
         import numpy as np
 
         from ..kernels import check_output
 
         n = msg["n"]
+        if self._session is not None and self._session.left_s() <= 0:
+            self._end(kill=True)
+            raise self._session.used_up(self.defn)
         size = max(out_off if self.vm_read else out_off + 16 * n, 8)
-        with self._exchange(), self.server.pool(size) as (key, fd, mm):
+        with self.server.pool(size) as (key, fd, mm):
             for off, arr in inputs:
                 view = np.frombuffer(mm, dtype=np.float64, count=arr.size, offset=off).reshape(arr.shape)
                 view[...] = arr
@@ -244,10 +295,13 @@ class SandboxedKernel:
             out = "vm" if self.vm_read else out_off
             self._send({**msg, "pool": key, "size": len(mm), "out": out}, (fd,))
             y = _faulted_in((2, n))  # while the child runs: the copy below then lands on mapped pages
-            reply = self._reply(time.monotonic() + self.limits.wall_s, "running", "called")
-            self.last_timing_ms = reply["timing_ms"]
+            audio_s = n / self.sr
+            budget = self.limits.call_budget_s(audio_s)
+            self._timed("running", budget, f"a call's budget: the larger of {self.limits.call_floor_s:g} s and "
+                                           f"{self.limits.call_per_audio_s:g} x its {audio_s:.2f} s of audio, "
+                                           f"at most {self.limits.wall_s:g} s", "called")
             if self.vm_read:
-                if not vm_read(self.pid, reply["addr"], y):
+                if not vm_read(self.pid, self._last_reply["addr"], y):
                     raise self._died("returning its output (its memory could not be read)", kill=True)
             else:
                 y[...] = np.frombuffer(mm, dtype=np.float64, count=2 * n, offset=out_off).reshape(2, n)
@@ -255,14 +309,23 @@ class SandboxedKernel:
 
     # -- plumbing
 
-    @contextlib.contextmanager
-    def _exchange(self):
-        """A request and its reply. A device left in the middle of one (its kernel faulted, its output
-        was refused, the scorer was interrupted) is not settled: its child is never reused, since its
-        socket may still hold a reply meant for this device."""
-        self.settled = False
-        yield
-        self.settled = True
+    def _timed(self, doing: str, budget_s: float, what: str, kind: str) -> dict:
+        """The child's reply to a build or call, within ``budget_s`` and what is left of the kernel
+        session's budget; the wall time spent waiting is the session's. Returns the reply."""
+        session = self._session
+        limit = budget_s if session is None else min(budget_s, max(session.left_s(), 0.0))
+        t0 = time.monotonic()
+        try:
+            self._last_reply = self._reply(t0 + limit, doing, kind)
+        except TimeoutError:
+            if session is not None and limit < budget_s:
+                self._end(kill=True)
+                raise session.used_up(self.defn) from None
+            raise self._died(f"{doing} ({what})", timed_out=True, budget_s=budget_s) from None
+        finally:
+            if session is not None:
+                session.spent_s += time.monotonic() - t0
+        return self._last_reply
 
     def _send(self, msg: dict, fds: tuple[int, ...] = ()) -> None:
         if self.sock is None:
@@ -273,32 +336,33 @@ class SandboxedKernel:
             self.sock.settimeout(self.limits.wall_s)
             send(self.sock, msg, fds)
         except TimeoutError:
-            raise self._died("receiving its input", timed_out=True) from None
+            raise self._died("receiving its input", timed_out=True, budget_s=self.limits.wall_s) from None
         except OSError:
             raise self._died("receiving its input") from None
 
     def _reply(self, deadline: float, doing: str, kind: str) -> dict:
-        """The child's reply of ``kind`` (``ready``, ``built`` or ``called``), after any notes. Every
-        message is bounded and checked field by field (:mod:`.replies`) before it is used; a malformed
-        one ends the child and is the device's fault. A fault reply raises its KernelError."""
+        """The child's reply of ``kind`` (``ready``, ``built`` or ``called``), after any notes (kept).
+        Every message is bounded and checked field by field (:mod:`.replies`) before it is used; a
+        malformed one ends the child and is the device's fault. TimeoutError past ``deadline`` (a fault
+        while the child starts); a fault when the child dies or answers ``"ok": False``."""
         while True:
             try:
                 msg, _fds = recv(self.sock, deadline, max_bytes=MAX_REPLY_BYTES, max_fds=0)
                 got = reply_kind(msg, kind)
                 check_reply(msg, got, sr=self.sr, vm=self.vm_read)
             except TimeoutError:
-                raise self._died(doing, timed_out=True) from None
+                if doing == "starting":
+                    raise self._died(doing, timed_out=True, budget_s=self.limits.wall_s) from None
+                raise
             except (BadMessage, BadReply) as e:
                 raise self._malformed(doing, str(e)) from None
             except (EOFError, OSError):
-                raise self._died(doing) from None
+                raise self._died(doing, kill=True) from None
             if got == "note":
                 if len(self.notes) >= MAX_NOTES:
                     raise self._malformed(doing, f"more than {MAX_NOTES} notes")
                 self.notes.append(printable(msg["note"]))
                 continue
-            if "cpu_ms" in msg:
-                self.child_cpu_ms = float(msg["cpu_ms"])
             if got == "fault":
                 err = KernelError(printable(msg["error"]))
                 err.reason = printable(msg["reason"])
@@ -306,18 +370,17 @@ class SandboxedKernel:
             return msg
 
     def _malformed(self, doing: str, what: str) -> KernelError:
-        """A child that sent what its code never sends (the kernel forged it): ended, never reused."""
+        """A child that sent what its code never sends (the kernel forged it): ended, and the device's
+        fault."""
         self._end(kill=True)
-        why = f"sent a malformed reply while {doing}: {printable(what)}"
-        err = KernelError(f"kernel {self.defn.id} faulted in the sandbox: {why}")
-        err.reason = why
-        return err
+        return _fault(self.defn, f"sent a malformed reply while {doing}: {printable(what)}")
 
-    def _died(self, doing: str, *, timed_out: bool = False, kill: bool = False) -> KernelError:
+    def _died(self, doing: str, *, timed_out: bool = False, kill: bool = False,
+              budget_s: float | None = None) -> KernelError:
         status = self._end(kill=timed_out or kill)
         sig = status.get("signal")
         if timed_out:
-            why = f"wall-clock timeout of {self.limits.wall_s:g} s while {doing}"
+            why = f"wall-clock timeout of {budget_s:g} s while {doing}"
         elif sig is not None:
             why = _SIGNAL_WHY.get(sig, f"killed by signal {sig}").format(cpu=self.limits.cpu_s)
             why += f" while {doing}"
@@ -325,9 +388,7 @@ class SandboxedKernel:
             why = f"its process exited (status {status.get('exit')}) while {doing}"
         if self.notes:
             why += f"; the kernel {self.notes[-1]}"
-        err = KernelError(f"kernel {self.defn.id} faulted in the sandbox: {why}")
-        err.reason = why
-        return err
+        return _fault(self.defn, why)
 
     def _end(self, *, kill: bool) -> dict:
         if self.sock is not None:
@@ -342,27 +403,17 @@ class SandboxedKernel:
             return {}
 
     def close(self) -> None:
-        """Leave the child idle for the next device of the kernel session this device was built in (it
-        resets itself on ``release``; the session ends it with the scoring), or, outside a session or when
-        it is not settled (a fault), end it: the server kills it (never left to exit by itself)."""
+        """End the child: the server kills it (no child is left to exit by itself, whatever its kernel
+        did to its own loop) and reaps it."""
         sock, self.sock = self.sock, None
         pid, self.pid = self.pid, None
-        if sock is None:
-            return
-        session = self._session
-        if session is not None and self.settled and _SESSION.get() is session:
+        if pid is not None:
             try:
-                send(sock, {"op": "release"})
-            except OSError:
+                self.server.kill([pid])
+            except KernelError:
                 pass
-            else:
-                session.idle.append(_Child(pid, sock, self.limits, self.vm_read, self.layers, self.missing))
-                return
-        try:
-            self.server.kill([pid])  # the server ends it: no child is left to exit by itself
-        except KernelError:
-            pass
-        sock.close()
+        if sock is not None:
+            sock.close()
 
     def __del__(self):
         try:

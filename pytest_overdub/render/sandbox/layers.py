@@ -19,7 +19,7 @@ import sys
 
 from .libc import (CLONE_NEWNET, CLONE_NEWUSER, PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, libc,
                    prctl)
-from .limits import REUSE_HEADROOM_MB, SandboxLimits
+from .limits import SandboxLimits
 from .readset import needs_read_search, read_set, rules
 from .seccomp import layer_seccomp
 
@@ -32,8 +32,9 @@ _CAP_DAC_READ_SEARCH = 2
 
 def layer_rlimits(limits: SandboxLimits) -> str:
     """CPU seconds, address space (``mem_mb`` on top of what the process already maps), file size 0,
-    open files, processes 0, and no core dumps. The hard CPU and address-space limits leave the headroom
-    a reused child renews its next device's soft limits from (:class:`.limits.SandboxLimits`)."""
+    open files, processes 0, and no core dumps. A child serves one device, so a kernel gains nothing by
+    raising a soft limit to its hard one: the address space's hard limit is the soft one, and the CPU's is
+    one second more (so the soft limit's SIGXCPU, reported as "CPU time limit exceeded", comes first)."""
     import resource
 
     vm_kb = 0
@@ -43,10 +44,9 @@ def layer_rlimits(limits: SandboxLimits) -> str:
                 vm_kb = int(line.split()[1])
     cpu = max(1, int(limits.cpu_s))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, 2 * cpu + 1))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     address_space = vm_kb * 1024 + int(limits.mem_mb) * 1024 * 1024
-    headroom = REUSE_HEADROOM_MB * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space + headroom))
+    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits.nofile, limits.nofile))
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))

@@ -10,14 +10,14 @@ the messages :mod:`.child` and :mod:`.audit` send, and nothing else:
             :data:`MAX_LAYERS` strings of at most :data:`MAX_LAYER_CHARS`), ``probe`` (an address)
 ``built``   ``ok`` True, ``tail_s`` (0..:data:`~pytest_overdub.render.kernels.MAX_TAIL_S`),
             ``latency_frames`` (an int, 0..10 s of frames, the bound the child's
-            :class:`~pytest_overdub.render.kernels.KernelRuntime` applies), ``cpu_ms``
-``called``  ``ok`` True, ``cpu_ms``, ``timing_ms`` (3 durations), and ``addr`` (an address) exactly when
-            the scorer reads the output from the child's memory
+            :class:`~pytest_overdub.render.kernels.KernelRuntime` applies)
+``called``  ``ok`` True, and ``addr`` (an address) exactly when the scorer reads the output from the
+            child's memory
 fault       ``ok`` False, ``error`` and ``reason`` (strings of at most :data:`MAX_TEXT_CHARS`)
 note        ``note`` (a string of at most :data:`MAX_NOTE_CHARS`); at most :data:`MAX_NOTES` a device
 ==========  ==================================================================================
 
-Durations (``cpu_ms``, ``timing_ms``) are finite, in 0..:data:`MAX_MS`; addresses are ints in
+The child reads no clock (:mod:`.determinism`), so it reports no durations. Addresses are ints in
 1..2**56 (the top of a 5-level-paging user space); ``true``/``false`` never pass for numbers; a key not
 listed is refused. A message that breaks any of this raises :class:`BadReply`, whose text names the
 field, the value and what was allowed ("latency_frames 60000000 is outside 0..480000"); the scorer
@@ -38,13 +38,10 @@ MAX_REPLY_BYTES = 1024 * 1024
 MAX_TEXT_CHARS = 16_000
 #: The longest audit note, in characters.
 MAX_NOTE_CHARS = 1_000
-#: The most notes one device may send (the audit hook sends at most 16 per device; a reused child's
-#: previous kernel may add its own from its clean-up).
+#: The most notes one device may send (the audit hook sends at most 16 per device).
 MAX_NOTES = 64
 MAX_LAYERS = 32
 MAX_LAYER_CHARS = 500
-#: The largest duration a child may report, in ms (11.6 days).
-MAX_MS = 1e9
 MAX_ADDR = 2 ** 56
 MAX_PID = 2 ** 22
 MAX_LATENCY_S = 10
@@ -103,19 +100,10 @@ def _is(expected: Any) -> Callable[[str, Any], None]:
     return check
 
 
-def _ms(key: str, value: Any) -> None:
-    _number(key, value, 0.0, MAX_MS)
-
 
 def _addr(key: str, value: Any) -> None:
     _number(key, value, 1, MAX_ADDR, integer=True)
 
-
-def _timings(key: str, value: Any) -> None:
-    if not isinstance(value, list) or len(value) != 3:
-        raise BadReply(f"{key} {_show(value)} is not a list of 3 durations")
-    for i, item in enumerate(value):
-        _ms(f"{key}[{i}]", item)
 
 
 def _fields(kind: str, *, sr: int, vm: bool) -> dict[str, Callable[[str, Any], None]]:
@@ -127,10 +115,9 @@ def _fields(kind: str, *, sr: int, vm: bool) -> dict[str, Callable[[str, Any], N
                 "layers": _texts, "missing": _texts, "probe": _addr}
     if kind == "built":
         return {"ok": _is(True), "tail_s": lambda k, v: _number(k, v, 0.0, MAX_TAIL_S),
-                "latency_frames": lambda k, v: _number(k, v, 0, MAX_LATENCY_S * sr, integer=True),
-                "cpu_ms": _ms}
+                "latency_frames": lambda k, v: _number(k, v, 0, MAX_LATENCY_S * sr, integer=True)}
     if kind == "called":
-        fields = {"ok": _is(True), "cpu_ms": _ms, "timing_ms": _timings}
+        fields = {"ok": _is(True)}
         return {**fields, "addr": _addr} if vm else fields
     if kind == "fault":
         return {"ok": _is(False), "error": lambda k, v: _text(k, v, MAX_TEXT_CHARS),

@@ -4,10 +4,10 @@ device on request.
 
 It answers the scorer's requests on its control socket (:class:`.handle.ForkServer` is the other end):
 ``spawn`` hands the scorer's socket to a warm spare (or a fresh child if the limits differ) and forks the
-next spare once the scorer says it is ``idle`` (or asks anything else, or ``spare_after_s`` has passed);
-``end`` kills a child, or waits for it to exit, and reports how it ended; ``kill`` (no answer) kills
-children the scorer is done with (a device closed outside a kernel session, a session's idle children), so
-no child's exit depends on its own good behaviour; ``pool`` records the scorer's transfer pool so spares
+next spares (it keeps :data:`SPARES`) once the scorer says it is ``idle`` (or asks anything else, or
+``spare_after_s`` has passed); ``end`` kills a child, or waits for it to exit, and reports how it ended;
+``kill`` (no answer) kills children the scorer is done with (every device's child when it closes), so no
+child's exit depends on its own good behaviour; ``pool`` records the scorer's transfer pool so spares
 map it before they are needed; ``idle`` has no answer. It dies with the scorer (``PR_SET_PDEATHSIG``,
 and it exits at once if the scorer is already gone) and its children die with it. Before it forks it
 builds the children's Landlock ruleset once (:func:`.layers.prepare_landlock`).
@@ -31,6 +31,9 @@ from .limits import SandboxLimits
 #: How long after a hand-over the server waits (unless asked something) before forking the next spare;
 #: a ``spawn`` may say otherwise (``spare_after_s``: a kernel session asks for its end, see :mod:`.handle`).
 SPARE_DELAY_S = 0.02
+#: Warm spares the server keeps: every device takes a fresh child, and a scoring's first device takes two
+#: (its determinism check), so one spare would leave the next device waiting for a child's warm-up.
+SPARES = 2
 _PREIMPORT = ("numpy", "numpy.fft", "numpy.random", "numpy.linalg", "numpy.polynomial", "scipy",
               "scipy.signal", "scipy.fft", "scipy.special", "scipy.interpolate", "scipy.ndimage",
               "math", "cmath", "random", "itertools", "functools", "collections", "dataclasses",
@@ -51,7 +54,7 @@ def serve(fd: int, parent_pid: int | None = None) -> None:
     except Exception:  # noqa: BLE001 - each child tries again, and reports the layer missing if it fails
         pass
     statuses: dict[int, dict] = {}
-    spare: tuple[int, socket.socket, SandboxLimits] | None = None
+    spares: list[tuple[int, socket.socket, SandboxLimits]] = []
     send(ctrl, {"ready": True, "pid": os.getpid()})
     while True:
         try:
@@ -61,7 +64,7 @@ def serve(fd: int, parent_pid: int | None = None) -> None:
         _reap(statuses)
         if msg["op"] == "spawn":
             limits = SandboxLimits(**msg["limits"])
-            pid = _hand_over(ctrl, spare, limits, fds[0])
+            pid = _hand_over(ctrl, spares.pop(0) if spares else None, limits, fds[0])
             for f in fds:
                 os.close(f)
             send(ctrl, {"pid": pid})
@@ -70,7 +73,8 @@ def serve(fd: int, parent_pid: int | None = None) -> None:
             # zeroing pages) slows whatever else runs then, so it waits until the scorer is idle (the end
             # of a kernel session), asks for something else, or ``spare_after_s`` has passed.
             select.select([ctrl], [], [], float(msg.get("spare_after_s", SPARE_DELAY_S)))
-            spare = _fork_child(ctrl, limits, low_priority=True)
+            while len(spares) < SPARES:
+                spares.append(_fork_child(ctrl, limits, low_priority=True))
         elif msg["op"] == "idle":  # it woke the wait above; nothing to answer
             pass
         elif msg["op"] == "kill":  # no answer
@@ -97,8 +101,10 @@ def _preimport() -> None:
         except ImportError:
             pass
     from ...dsp.stdlib import stdlib
+    from .determinism import plan_denials
 
     stdlib()
+    plan_denials()  # where each child will replace the clocks and entropy sources (it does, not we)
     # Every object so far goes to the permanent generation: a child's garbage collections then never
     # touch (and so never copy) the server's pages.
     gc.freeze()
