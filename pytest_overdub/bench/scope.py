@@ -25,8 +25,8 @@ Conventions, in the order they are applied:
 * **The master chain** (gain, inserts, clip, the song devices it uses) counts as touching every track: it
   may change only with ``master: true``, else it must null (the starting tracks through the answer's
   master against the starting mix). With ``sections`` the whole mix must null outside them.
-* **New tracks** need ``new: true``, and must be music (:func:`is_music`): a part that is pitched or
-  rhythmic, never a steady noise bed. With ``sections`` they must be silent outside them (their stem
+* **New tracks** need ``new: true``, and must be music: a part played by a house instrument through
+  house effects, or one whose stem is pitched or rhythmic (:func:`is_music`), never a steady noise bed. With ``sections`` they must be silent outside them (their stem
   :data:`NULL_DB` under its own level).
 * **Audio** an answer adds must be from the starting song: every audio clip plays an asset whose bytes
   the starting song had.
@@ -53,10 +53,13 @@ INAUDIBLE_DB = 30.0
 BLOCK_S = 0.05
 #: The music test: a part is pitched when at least this share of its power lies in spectral peaks...
 PITCHED_SHARE = 0.5
-#: ...that stand at least this far above the median of the spectrum around them (±1/6 octave), dB...
-PEAK_DB = 6.0
-#: ...and rhythmic when its level over 50 ms blocks, while it plays, spreads at least this far (p90 - p10), dB.
+#: ...that stand at least this far above the median of the spectrum within ±1/3 octave of them, dB...
+PEAK_DB = 3.0
+#: ...and rhythmic when its level over 50 ms blocks (above 40 Hz), while it plays, spreads at least this
+#: far between its 10th and 90th percentiles, dB.
 RHYTHM_SPREAD_DB = 10.0
+#: The band both halves of the music test read, Hz.
+MUSIC_BAND_HZ = (40.0, 12000.0)
 #: Silence: a stem whose level is under this is not judged as music (it adds nothing), dBFS.
 SILENT_DB = -100.0
 
@@ -318,13 +321,20 @@ def _new_track(scope: ChangeScope, ctx: Any, track: Track, *, outside) -> list[s
     stem = _stem(ctx, ctx.song, track.id)
     level = _level_db(stem)
     out = []
-    if level > SILENT_DB and not is_music(stem, sr=ctx.sr, span_frames=_note_frames(ctx.song, notes, ctx.sr)):
+    if level > SILENT_DB and not _house_part(ctx.song, track) and not is_music(stem, sr=ctx.sr, span_frames=_note_frames(ctx.song, notes, ctx.sr)):
         out.append(f"new track {name!r} is a steady noise bed, not a part (neither pitched nor rhythmic)")
     if outside is not None and level > SILENT_DB:
         residual = _residual_db(stem, None, _frames(ctx.song, outside, ctx.sr, stem.shape[-1]), ctx.sr)
         if residual > level - NULL_DB:
             out.append(f"new track {name!r} plays {_where(scope)}")
     return out
+
+
+def _house_part(song: Song, track: Track) -> bool:
+    """A part played by a house instrument through house effects, on notes only: music by construction
+    (every sound it makes is a note of a house instrument)."""
+    devices = ([track.instrument.device] if track.instrument else [""]) + [i.device for i in track.inserts]
+    return all(d.startswith("core.") for d in devices) and all(c.kind == "notes" for c in track.clips)
 
 
 def _foreign_audio(start: Song, song: Song) -> list[str]:
@@ -406,14 +416,14 @@ def _note_frames(song: Song, notes, sr: int) -> tuple[int, int] | None:
 
 
 def is_music(stem, *, sr: int, span_frames: tuple[int, int] | None) -> bool:
-    """Whether a new part is music: **pitched** (at least :data:`PITCHED_SHARE` of its power, averaged
-    over both channels and the part, lies in spectral peaks :data:`PEAK_DB` above the median of the
-    spectrum within ±1/6 octave, 40 Hz-12 kHz: partials, not noise of any colour) or **rhythmic** (its
-    level in :data:`BLOCK_S` blocks, from its first note's onset to its last note's end, spreads at least
-    :data:`RHYTHM_SPREAD_DB` between the 10th and 90th percentiles). A part without notes (an effect
-    that makes sound from silence) is judged over the whole render. A steady noise bed is neither."""
-    import numpy as np
-
+    """Whether a part's stem is music: **pitched** (at least :data:`PITCHED_SHARE` of its power, summed
+    over both channels and averaged over the part (Welch, 8192-frame segments), lies in spectral peaks
+    :data:`PEAK_DB` above the median of the spectrum within ±1/3 octave, 40 Hz-12 kHz: partials, not
+    noise of any colour, whose averaged spectrum is smooth) or **rhythmic** (its level in :data:`BLOCK_S`
+    blocks, above 40 Hz, from its first note's onset to its last note's end, spreads at least
+    :data:`RHYTHM_SPREAD_DB` between the 10th and 90th percentiles: it comes and goes). A part without
+    notes (an effect that makes sound from silence) is judged over the whole render. A steady noise bed,
+    of any colour or width, is neither."""
     lo, hi = span_frames if span_frames is not None else (0, stem.shape[-1])
     x = stem[:, lo:min(hi, stem.shape[-1])]
     if x.shape[-1] < int(sr * 0.5):
@@ -427,13 +437,13 @@ def _pitched_share(x, sr: int) -> float:
 
     f, p = welch(x, fs=sr, nperseg=8192, axis=-1)
     p = p.sum(axis=0)
-    band = (f >= 40.0) & (f <= 12000.0)
+    band = (f >= MUSIC_BAND_HZ[0]) & (f <= MUSIC_BAND_HZ[1])
     idx = np.flatnonzero(band)
     total = float(p[idx].sum())
     if total <= 0.0:
         return 0.0
-    lo = np.searchsorted(f, f[idx] * 2 ** (-1 / 6))
-    hi = np.searchsorted(f, f[idx] * 2 ** (1 / 6), side="right")
+    lo = np.searchsorted(f, f[idx] * 2 ** (-1 / 3))
+    hi = np.searchsorted(f, f[idx] * 2 ** (1 / 3), side="right")
     med = np.array([np.median(p[a:b]) for a, b in zip(lo, hi)])
     peaks = p[idx] > med * 10 ** (PEAK_DB / 10)
     return float(p[idx][peaks].sum()) / total
@@ -441,7 +451,9 @@ def _pitched_share(x, sr: int) -> float:
 
 def _spread_db(x, sr: int) -> float:
     import numpy as np
+    from scipy.signal import butter, sosfilt
 
+    x = sosfilt(butter(4, MUSIC_BAND_HZ[0], "highpass", fs=sr, output="sos"), x, axis=-1)
     block = max(1, int(round(BLOCK_S * sr)))
     n = x.shape[-1] // block
     if n < 2:
