@@ -83,11 +83,11 @@ def scope_result(scope: ChangeScope, ctx: Any) -> CheckResult:
 
 
 def describe(scope: ChangeScope) -> str:
-    """What a scope allows, in words: ``Bass (its sound, not its notes), the master chain``."""
+    """What a scope allows, in words: ``Bass (sound only, not notes), the master chain``."""
     parts = []
     if scope.tracks:
         names = "every track" if scope.tracks == "all" else ", ".join(scope.tracks)
-        parts.append(names + ("" if scope.notes else " (its sound, not its notes)"))
+        parts.append(names + ("" if scope.notes else " (sound only, not notes)"))
     if scope.new:
         parts.append("new tracks")
     for flag, words in (("master", "the master chain"), ("tempo", "the tempo"), ("key", "the key"),

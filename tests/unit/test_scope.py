@@ -12,7 +12,7 @@ import pytest
 
 from pytest_overdub.bench.checks import Context
 from pytest_overdub.bench.model import ChangeScope
-from pytest_overdub.bench.scope import is_music, scope_result
+from pytest_overdub.bench.scope import describe, is_music, scope_result
 from pytest_overdub.bench.tasks import bundled_bench, candidate_song, load_task, score_task, start_song
 from pytest_overdub.errors import TaskError
 from pytest_overdub.song.model import Song
@@ -49,7 +49,7 @@ def test_muting_an_unnamed_track_fails_and_says_what_the_task_allows():
               + [{"type": "track.set", "track": "Keys", "patch": {"mute": True}}])
     assert all(c.score == 1.0 for c in r.checks if c.id != "scope")  # every other check is fooled
     assert r.score == 0.0
-    assert r.check("scope").detail == "Keys muted; this task may change: Bass (its sound, not its notes)"
+    assert r.check("scope").detail == "Keys muted; this task may change: Bass (sound only, not notes)"
     assert "Keys muted; this task may change: Bass" in r.check("scope").line()
 
 
@@ -247,3 +247,16 @@ def test_a_scope_naming_an_unknown_track_is_the_gates_error_not_a_pass():
 def test_notes_without_tracks_is_refused():
     with pytest.raises(ValueError, match="name them in tracks"):
         ChangeScope(notes=True)
+
+
+def test_the_task_page_says_each_scope_as_the_gate_does():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_task_docs", BENCH.root / "tools" / "make_task_docs.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    for tid in BENCH.task_ids():
+        data = json.loads((BENCH.tasks_dir / f"{tid}.json").read_text())
+        assert tool.scope_text(data["scope"]) == describe(BENCH.task(tid).scope)
+    assert describe(BENCH.task("mix-chorus-lift").scope) == (
+        "every track (sound only, not notes), new tracks, the master chain, in Chorus only")
