@@ -20,8 +20,9 @@ Conventions, in the order they are applied:
   change that makes no sound (a reordering, a parameter at its default) is no finding.
 * **A track in scope** may change how it sounds; its **notes** (the heard notes, ``(pitch, onset, heard
   duration, velocity)``, and its audio clips) only with ``notes: true``. It may not be made inaudible: its
-  stem's level may not fall more than :data:`INAUDIBLE_DB` under its starting level. With ``sections``
-  it must null outside those sections of the starting song.
+  stem's level may not fall more than :data:`INAUDIBLE_DB` under its starting level, over the song or in
+  any section where it played. With ``sections`` it must null outside those sections of the starting
+  song.
 * **The master chain** (gain, inserts, clip, the song devices it uses) counts as touching every track: it
   may change only with ``master: true``, else it must null (the starting tracks through the answer's
   master against the starting mix). With ``sections`` the whole mix must null outside them.
@@ -304,10 +305,9 @@ def _track(scope: ChangeScope, ctx: Any, old: Track, *, allowed: bool, outside, 
                        f"not what it plays)")
     if outside is not None and not _nulls(ctx, old.id, outside):
         out.append(f"{name} changed {_where(scope)}")
-    if was_heard and heard:
-        drop = _drop_db(ctx, old.id)
-        if drop > INAUDIBLE_DB:
-            out.append(f"{name} made inaudible ({drop:.0f} dB quieter)")
+    silenced = _silenced(ctx, old.id) if was_heard and heard else None
+    if silenced:
+        out.append(f"{name} {silenced}")
     return out
 
 
@@ -360,11 +360,23 @@ def _level_db(x) -> float:
     return float(power_db(float(np.mean(x * x)) * 2.0)) if x.size else -120.0
 
 
-def _drop_db(ctx: Any, track_id: str) -> float:
-    before = _level_db(_stem(ctx, ctx.start, track_id))
-    if before <= SILENT_DB:
-        return 0.0
-    return before - _level_db(_stem(ctx, ctx.song, track_id))
+def _silenced(ctx: Any, track_id: str) -> str | None:
+    """How a track in scope was made inaudible, or None: in the whole song, or in a section of the
+    starting song where it played (within 20 dB of its own level there), its stem fell more than
+    :data:`INAUDIBLE_DB` under where it was."""
+    a, b = _stem(ctx, ctx.start, track_id), _stem(ctx, ctx.song, track_id)
+    whole = _level_db(a)
+    if whole <= SILENT_DB:
+        return None
+    drop = whole - _level_db(b)
+    if drop > INAUDIBLE_DB:
+        return f"made inaudible ({drop:.0f} dB quieter)"
+    for sec in ctx.start.sections:
+        (lo, hi), = _frames(ctx.start, [(sec.start, sec.start + sec.length)], ctx.sr, a.shape[-1])
+        before = _level_db(a[:, lo:hi])
+        if before >= whole - 20.0 and before - _level_db(b[:, lo:hi]) > INAUDIBLE_DB:
+            return f"made inaudible in {sec.name or sec.id} ({before - _level_db(b[:, lo:hi]):.0f} dB quieter)"
+    return None
 
 
 def _nulls(ctx: Any, track_id: str, spans) -> bool:

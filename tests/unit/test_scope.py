@@ -260,3 +260,11 @@ def test_the_task_page_says_each_scope_as_the_gate_does():
         assert tool.scope_text(data["scope"]) == describe(BENCH.task(tid).scope)
     assert describe(BENCH.task("mix-chorus-lift").scope) == (
         "every track (sound only, not notes), new tracks, the master chain, in Chorus only")
+
+
+def test_silencing_a_named_track_in_one_section_only_is_made_inaudible_too():
+    duck = [{"type": "insert.add", "track": "Keys", "insert": {"device": "core.width"}, "ref": "w"},
+            {"type": "auto.write", "track": "Keys", "insert": "$w", "param": "gain",
+             "points": [{"t": 0, "v": 0}, {"t": 16, "v": 0}, {"t": 16.001, "v": -36}]}]
+    r = gate("mix-hook-in-front", duck)
+    assert failed(r, "Keys made inaudible in Chorus")
