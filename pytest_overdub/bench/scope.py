@@ -83,6 +83,12 @@ def scope_result(scope: ChangeScope, ctx: Any) -> CheckResult:
                        score=1.0 if value == 0.0 else 0.0, error=error, detail=detail)
 
 
+def check_declaration(scope: ChangeScope, start: Song) -> None:
+    """Raise :class:`TaskError` when the scope names a track or section the starting song does not have."""
+    _allowed_ids(scope, start)
+    _outside_spans(scope, start)
+
+
 def describe(scope: ChangeScope) -> str:
     """What a scope allows, in words: ``Bass (sound only, not notes), the master chain``."""
     parts = []
@@ -403,8 +409,11 @@ def _frames(song: Song, spans, sr: int, n: int) -> list[tuple[int, int]]:
 
 def _residual_db(a, b, frames, sr: int) -> float:
     """The level of ``a - b`` (zero-padded to one length) in its loudest :data:`BLOCK_S` block, over
-    ``frames`` (a list of ``(first, end)``) or the whole length; ``b=None`` reads ``a`` alone."""
+    ``frames`` (a list of ``(first, end)``, blocks counted from each ``first``) or the whole length;
+    ``b=None`` reads ``a`` alone."""
     import numpy as np
+
+    from ..dsp.levels import power_db
 
     n = a.shape[-1] if b is None else max(a.shape[-1], b.shape[-1])
     d = np.zeros((2, n))
@@ -412,11 +421,16 @@ def _residual_db(a, b, frames, sr: int) -> float:
     if b is not None:
         d[:, :b.shape[-1]] -= b
     block = max(1, int(round(BLOCK_S * sr)))
-    loudest = -120.0
+    loudest = 0.0
     for lo, hi in frames if frames is not None else [(0, n)]:
-        for s in range(lo, hi, block):
-            loudest = max(loudest, _level_db(d[:, s:min(hi, s + block)]))
-    return loudest
+        if hi <= lo:
+            continue
+        energy = (d[:, lo:hi] ** 2).sum(axis=0)
+        starts = np.arange(0, hi - lo, block)
+        sums = np.add.reduceat(energy, starts)
+        counts = np.minimum(block, (hi - lo) - starts)
+        loudest = max(loudest, float((sums / counts).max()))
+    return float(power_db(loudest))
 
 
 def _note_frames(song: Song, notes, sr: int) -> tuple[int, int] | None:

@@ -268,3 +268,22 @@ def test_silencing_a_named_track_in_one_section_only_is_made_inaudible_too():
              "points": [{"t": 0, "v": 0}, {"t": 16, "v": 0}, {"t": 16.001, "v": -36}]}]
     r = gate("mix-hook-in-front", duck)
     assert failed(r, "Keys made inaudible in Chorus")
+
+
+def test_the_bench_check_names_a_scope_that_does_not_fit_the_starting_song(tmp_path):
+    from pytest_overdub.bench.tasks import Bench
+    from pytest_overdub.bench.validity import check_bench
+
+    root = tmp_path / "bench"
+    for d in ("tasks", "songs", "oracles", "near_misses"):
+        (root / d).mkdir(parents=True)
+    for name in ("night-shift", "lab", "loose-groove"):
+        (root / "songs" / f"{name}.json").write_text((BENCH.root / "songs" / f"{name}.json").read_text())
+    for tid in BENCH.task_ids():
+        data = json.loads((BENCH.tasks_dir / f"{tid}.json").read_text())
+        if tid == "mix-chorus-lift":
+            data["scope"]["sections"] = ["Bridge"]
+        (root / "tasks" / f"{tid}.json").write_text(json.dumps(data))
+        (root / "oracles" / f"{tid}.json").write_text(BENCH.oracle_path(tid).read_text())
+    assert check_bench(Bench(root)) == [
+        "mix-chorus-lift: scope.sections: 'Bridge' is not a section of the starting song (sections: Verse, Chorus)"]
