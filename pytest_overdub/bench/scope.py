@@ -59,6 +59,9 @@ PEAK_DB = 3.0
 #: ...and rhythmic when its level over 50 ms blocks (above 40 Hz), while it plays, spreads at least this
 #: far between its 10th and 90th percentiles, dB.
 RHYTHM_SPREAD_DB = 10.0
+#: The music test's spectrum: Welch segments of this many frames (2.9 Hz bins at 48 kHz, fine enough to
+#: resolve a bass note's partials), half overlapping.
+WELCH_FRAMES = 16384
 #: The band both halves of the music test read, Hz.
 MUSIC_BAND_HZ = (40.0, 12000.0)
 #: Silence: a stem whose level is under this is not judged as music (it adds nothing), dBFS.
@@ -443,13 +446,13 @@ def _note_frames(song: Song, notes, sr: int) -> tuple[int, int] | None:
 
 def is_music(stem, *, sr: int, span_frames: tuple[int, int] | None) -> bool:
     """Whether a part's stem is music: **pitched** (at least :data:`PITCHED_SHARE` of its power, summed
-    over both channels and averaged over the part (Welch, 8192-frame segments), lies in spectral peaks
-    :data:`PEAK_DB` above the median of the spectrum within ±1/3 octave, 40 Hz-12 kHz: partials, not
-    noise of any colour, whose averaged spectrum is smooth) or **rhythmic** (its level in :data:`BLOCK_S`
-    blocks, above 40 Hz, from its first note's onset to its last note's end, spreads at least
-    :data:`RHYTHM_SPREAD_DB` between the 10th and 90th percentiles: it comes and goes). A part without
-    notes (an effect that makes sound from silence) is judged over the whole render. A steady noise bed,
-    of any colour or width, is neither."""
+    over both channels and averaged over the part in :data:`WELCH_FRAMES`-frame Welch segments, lies in
+    spectral peaks :data:`PEAK_DB` above the median of the spectrum within ±1/3 octave, 40 Hz-12 kHz:
+    partials, not noise of any colour, whose averaged spectrum is smooth) or **rhythmic** (its level in
+    :data:`BLOCK_S` blocks, above 40 Hz, from its first note's onset to its last note's end, spreads at
+    least :data:`RHYTHM_SPREAD_DB` between the 10th and 90th percentiles: it comes and goes). A part
+    without notes (an effect that makes sound from silence), or shorter than half a second, is judged
+    over the whole render. A steady noise bed, of any colour or width, is neither."""
     lo, hi = span_frames if span_frames is not None else (0, stem.shape[-1])
     x = stem[:, lo:min(hi, stem.shape[-1])]
     if x.shape[-1] < int(sr * 0.5):
@@ -461,7 +464,7 @@ def _pitched_share(x, sr: int) -> float:
     import numpy as np
     from scipy.signal import welch
 
-    f, p = welch(x, fs=sr, nperseg=8192, axis=-1)
+    f, p = welch(x, fs=sr, nperseg=min(WELCH_FRAMES, x.shape[-1]), axis=-1)
     p = p.sum(axis=0)
     band = (f >= MUSIC_BAND_HZ[0]) & (f <= MUSIC_BAND_HZ[1])
     idx = np.flatnonzero(band)

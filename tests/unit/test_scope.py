@@ -287,3 +287,18 @@ def test_the_bench_check_names_a_scope_that_does_not_fit_the_starting_song(tmp_p
         (root / "oracles" / f"{tid}.json").write_text(BENCH.oracle_path(tid).read_text())
     assert check_bench(Bench(root)) == [
         "mix-chorus-lift: scope.sections: 'Bridge' is not a section of the starting song (sections: Verse, Chorus)"]
+
+
+def test_a_held_sub_bass_and_a_low_saw_are_pitched():
+    t = np.arange(4 * SR) / SR
+    assert is_music(_stereo(0.3 * np.sin(2 * np.pi * 41.2 * t)), sr=SR, span_frames=None)  # E1, held
+    saw = ((55.0 * t) % 1.0) * 2 - 1
+    assert is_music(_stereo(0.3 * saw), sr=SR, span_frames=None)
+
+
+def test_a_house_part_is_music_by_construction():
+    crash = [{"type": "track.add", "track": {"name": "Wash", "instrument": {"device": "core.drums",
+                                                                             "params": {"decay": 2.5}}}, "ref": "c"},
+             {"type": "clip.add", "track": "$c", "clip": {"start": 16, "length": 16, "notes": [
+                 {"p": 49, "t": float(t), "d": 1.0} for t in range(16)]}}]
+    assert gate("mix-chorus-lift", oracle("mix-chorus-lift") + crash).score == 1.0
