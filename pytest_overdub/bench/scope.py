@@ -7,8 +7,9 @@ was touched (``Keys muted``); the result's ``detail`` joins them and says what t
 
 Conventions, in the order they are applied:
 
-* **Another song.** An answer whose song id differs from the starting song's, or that shares no track id
-  with it, is not an edit of the task's song: that is the one finding, and nothing else is compared.
+* **Another song.** An answer whose song id differs from the starting song's, or whose tracks include
+  none of the starting song's (by id), is not an edit of the task's song: that is the one finding, and
+  nothing else is compared.
 * **Tempo** (and meter), **key** and **length** (the song's end, rounded up to a bar,
   :func:`~pytest_overdub.song.timing.song_end_beats`) may change only where the task allows.
 * **A track** is compared by everything its stem depends on except its name, colour and arm (clips, notes,
@@ -41,7 +42,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from ..errors import TaskError
+from ..errors import OverdubError, TaskError
 from ..song.model import Song, Track
 from .model import ChangeScope
 from .scoring import CheckResult
@@ -76,8 +77,10 @@ def scope_result(scope: ChangeScope, ctx: Any) -> CheckResult:
     try:
         findings = scope_findings(scope, ctx)
         value = float(len(findings))
-    except TaskError as exc:
+    except OverdubError as exc:
         findings, value, error = [], math.nan, str(exc)
+    except Exception as exc:  # a bug in the gate must not take the task's other checks down
+        findings, value, error = [], math.nan, f"{type(exc).__name__}: {exc}"
     detail = None
     if findings:
         detail = "; ".join(findings) + f"; this task may change: {describe(scope)}"
@@ -139,7 +142,7 @@ def _foreign(start: Song, song: Song) -> str | None:
     if song.id != start.id:
         return (f"this is another song (id {song.id!r}), not an edit of the task's song {start.id!r}: "
                 f"nothing else was compared")
-    if start.tracks and not {t.id for t in start.tracks} & {t.id for t in song.tracks}:
+    if start.tracks and song.tracks and not {t.id for t in start.tracks} & {t.id for t in song.tracks}:
         return (f"this song shares no track with the task's song {start.id!r}: it is not an edit of it; "
                 f"nothing else was compared")
     return None

@@ -302,3 +302,8 @@ def test_a_house_part_is_music_by_construction():
              {"type": "clip.add", "track": "$c", "clip": {"start": 16, "length": 16, "notes": [
                  {"p": 49, "t": float(t), "d": 1.0} for t in range(16)]}}]
     assert gate("mix-chorus-lift", oracle("mix-chorus-lift") + crash).score == 1.0
+
+
+def test_deleting_every_track_is_an_edit_that_removes_them_not_another_song():
+    r = gate("mix-master-loudness", [{"type": "track.remove", "track": n} for n in ("Kick", "Kit", "Bass", "Keys", "Hook")])
+    assert r.value == 5 and failed(r, "Kick removed", "Hook removed")
