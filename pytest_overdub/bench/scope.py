@@ -26,10 +26,10 @@ Conventions, in the order they are applied:
   song.
 * **The master chain** (gain, inserts, clip, the song devices it uses) counts as touching every track: it
   may change only with ``master: true``, else it must null (the starting tracks through the answer's
-  master against the starting mix). With ``sections`` the whole mix must null outside them.
+  master against the starting mix). With ``sections`` that null is required outside them.
 * **New tracks** need ``new: true``, and must be music: a part played by a house instrument through
-  house effects, or one whose stem is pitched or rhythmic (:func:`is_music`), never a steady noise bed. With ``sections`` they must be silent outside them (their stem
-  :data:`NULL_DB` under its own level).
+  house effects, or one whose stem is pitched or rhythmic (:func:`is_music`), never a steady noise bed.
+  With ``sections`` they must be silent outside them (their stem :data:`NULL_DB` under its own level).
 * **Audio** an answer adds must be from the starting song: every audio clip plays an asset whose bytes
   the starting song had.
 """
@@ -333,7 +333,8 @@ def _new_track(scope: ChangeScope, ctx: Any, track: Track, *, outside) -> list[s
     stem = _stem(ctx, ctx.song, track.id)
     level = _level_db(stem)
     out = []
-    if level > SILENT_DB and not _house_part(ctx.song, track) and not is_music(stem, sr=ctx.sr, span_frames=_note_frames(ctx.song, notes, ctx.sr)):
+    span = _note_frames(ctx.song, notes, ctx.sr)
+    if level > SILENT_DB and not _house_part(ctx.song, track) and not is_music(stem, sr=ctx.sr, span_frames=span):
         out.append(f"new track {name!r} is a steady noise bed, not a part (neither pitched nor rhythmic)")
     if outside is not None and level > SILENT_DB:
         residual = _residual_db(stem, None, _frames(ctx.song, outside, ctx.sr, stem.shape[-1]), ctx.sr)

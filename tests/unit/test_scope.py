@@ -305,5 +305,6 @@ def test_a_house_part_is_music_by_construction():
 
 
 def test_deleting_every_track_is_an_edit_that_removes_them_not_another_song():
-    r = gate("mix-master-loudness", [{"type": "track.remove", "track": n} for n in ("Kick", "Kit", "Bass", "Keys", "Hook")])
+    names = ("Kick", "Kit", "Bass", "Keys", "Hook")
+    r = gate("mix-master-loudness", [{"type": "track.remove", "track": n} for n in names])
     assert r.value == 5 and failed(r, "Kick removed", "Hook removed")
