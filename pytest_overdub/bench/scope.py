@@ -334,7 +334,8 @@ def _new_track(scope: ChangeScope, ctx: Any, track: Track, *, outside) -> list[s
     level = _level_db(stem)
     out = []
     span = _note_frames(ctx.song, notes, ctx.sr)
-    if level > SILENT_DB and not _house_part(ctx.song, track) and not is_music(stem, sr=ctx.sr, span_frames=span):
+    judged = level > SILENT_DB and not _house_part(ctx.song, track)
+    if judged and not is_music(stem, sr=ctx.sr, span_frames=span):
         out.append(f"new track {name!r} is a steady noise bed, not a part (neither pitched nor rhythmic)")
     if outside is not None and level > SILENT_DB:
         residual = _residual_db(stem, None, _frames(ctx.song, outside, ctx.sr, stem.shape[-1]), ctx.sr)
