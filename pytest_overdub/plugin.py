@@ -8,7 +8,7 @@ Collection tree (so ``-k`` reaches a task or one check and junit has one testcas
     TasksDir (tasks/)                      -- the bench-level ``bench`` item in self-check mode
       TaskFile (tasks/<id>.json)
         Task (<id>)                        -- scores once, lazily, on its first item; the result is cached
-          CheckItem (<check id>) ...       -- submission mode: one per check, plus ``clean`` and ``score``
+          CheckItem (<check id>) ...       -- submission mode: one per check, plus ``clean``, ``scope`` and ``score``
           RuleItem (oracle, baseline, near-<what>, repeat)   -- self-check mode
 
 When is the plugin active?
@@ -377,6 +377,7 @@ class Task(pytest.Collector):
         for check in self.task.checks:
             yield CheckItem.from_parent(self, name=check.id, check_id=check.id, gate=check.gate)
         yield CheckItem.from_parent(self, name="clean", check_id="clean", gate=True)
+        yield CheckItem.from_parent(self, name="scope", check_id="scope", gate=True)
         yield ScoreItem.from_parent(self, name="score")
 
     # the one scoring of a submission on this task

@@ -30,11 +30,13 @@ what each kind measures: [checks](checks.md).
 
 Notation: `[lo, hi]` is the target (`…` = no bound on that side), `±soft` the distance over which the
 score falls from 1 to 0 outside it (none = pass/fail), `wN` a goal's weight, `G` a gate. Every task also
-has the house gate `clean`. Beats and bars are 0-based (bar 0 is beats 0-4); a span "beats 0-16" holds
-the notes or audio from beat 0 up to, not including, beat 16; "bars 0-3" are bars 0, 1, 2 and 3.
+has the house gates `clean` and `scope` ([scoring](scoring.md)); "may change" is the task's `scope`, what
+an answer may touch: everything else must stay as it was. Beats and bars are 0-based (bar 0 is beats
+0-4); a span "beats 0-16" holds the notes or audio from beat 0 up to, not including, beat 16; "bars 0-3"
+are bars 0, 1, 2 and 3.
 
-| task | family | song | checks |
-|---|---|---|---|
+| task | family | song | may change | checks |
+|---|---|---|---|---|
 """
 
 
@@ -132,6 +134,25 @@ def check_line(c: dict) -> str:
     return text
 
 
+def scope_text(scope: dict) -> str:
+    """``Bass (sound only, not notes), the master chain, in Chorus only`` (as the gate prints it)."""
+    parts = []
+    tracks = scope.get("tracks", [])
+    if tracks:
+        names = "every track" if tracks == "all" else ", ".join(tracks)
+        parts.append(names + ("" if scope.get("notes") else " (sound only, not notes)"))
+    if scope.get("new"):
+        parts.append("new tracks")
+    for flag, words in (("master", "the master chain"), ("tempo", "the tempo"), ("key", "the key"),
+                        ("length", "the song's length")):
+        if scope.get(flag):
+            parts.append(words)
+    text = ", ".join(parts) or "nothing"
+    if scope.get("sections"):
+        text += f", in {', '.join(scope['sections'])} only"
+    return text
+
+
 def _setup(task: dict) -> str:
     if not task["setup"]:
         return "none"
@@ -143,7 +164,7 @@ def page(tasks_dir: Path = TASKS_DIR) -> str:
     rows = []
     for t in tasks:
         checks = " · ".join(check_line(c).replace("|", "\\|") for c in t["checks"])
-        rows.append(f"| `{t['id']}` | {t['family']} | `{t['song']}` | {checks} |")
+        rows.append(f"| `{t['id']}` | {t['family']} | `{t['song']}` | {scope_text(t['scope'])} | {checks} |")
     details = []
     for t in tasks:
         details.append(f"### `{t['id']}`: {t['title']}\n")
@@ -151,7 +172,9 @@ def page(tasks_dir: Path = TASKS_DIR) -> str:
         details.append(f"Song `{t['song']}`; setup (ops the house applies before the agent sees it): "
                        f"{_setup(t)}.\n")
         details += [f"- {check_line(c)}" for c in t["checks"]]
-        details.append("- `clean`: no render problems (faults, NaN) [0, 0] G\n")
+        details.append("- `clean`: no render problems (faults, NaN) [0, 0] G")
+        details.append(f"- `scope`: changes nothing but what this task may change: {scope_text(t['scope'])} "
+                       f"[0, 0] G\n")
     return HEAD + "\n".join(rows) + "\n\n## Each task\n\n" + "\n".join(details)
 
 

@@ -382,6 +382,35 @@ CHECK_KINDS: tuple[str, ...] = tuple(kind_of(c) for c in CHECK_CLASSES)
 Check = Annotated[Union[CHECK_CLASSES], Field(discriminator="kind")]
 
 
+class ChangeScope(_Model):
+    """What an answer may change (the house gate ``scope``, docs/scoring.md); everything else must stay.
+
+    Read it as the instruction: ``tracks`` are the starting song's tracks it names (names or ids, or
+    ``"all"``), which may change how they sound; ``notes`` lets them also change what they play (a mix
+    task leaves it false); ``new`` lets the answer add tracks; ``sections`` confines every allowed change
+    to those sections of the starting song (``null`` = anywhere); ``master``, ``tempo`` (and meter),
+    ``key`` and ``length`` (the song's end) may change only when true.
+    """
+
+    tracks: Union[Literal["all"], list[str]] = Field(default_factory=list)
+    notes: bool = False
+    new: bool = False
+    sections: list[str] | None = Field(default=None, min_length=1)
+    master: bool = False
+    tempo: bool = False
+    key: bool = False
+    length: bool = False
+
+    @model_validator(mode="after")
+    def _notes_need_tracks(self) -> "ChangeScope":
+        if self.notes and not self.tracks:
+            raise ValueError("notes: true lets named tracks change their notes; name them in tracks")
+        return self
+
+
+HOUSE_GATES = ("clean", "scope")
+
+
 class Task(_Model):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     family: Literal["mix", "writing", "device", "editing"]
@@ -390,6 +419,7 @@ class Task(_Model):
     song: str = Field(description="a song name in songs/ (without .json)")
     setup: list[dict[str, Any]] = Field(default_factory=list, description="ops the house applies first")
     checks: list[Check] = Field(min_length=1)
+    scope: ChangeScope = Field(description="what the answer may change (the house gate scope)")
 
     @model_validator(mode="after")
     def _unique_checks(self) -> "Task":
@@ -397,8 +427,8 @@ class Task(_Model):
         for c in self.checks:
             if c.id in seen:
                 raise ValueError(f"check id {c.id!r} is used twice")
-            if c.id == "clean":
-                raise ValueError("check id 'clean' is the house gate's")
+            if c.id in HOUSE_GATES:
+                raise ValueError(f"check id {c.id!r} is the house gate's")
             seen.add(c.id)
         if not any(not c.gate for c in self.checks):
             raise ValueError("a task needs at least one weighted goal")

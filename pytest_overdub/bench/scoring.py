@@ -63,6 +63,8 @@ class CheckResult:
         text = f"{self.score:.2f} {tag:<4}  {self.label}: {shown} (want {want})"
         if self.error and self.error != task_error:
             text += f"  ERROR: {self.error}"
+        if self.detail and self.score < 1.0:
+            text += f"  {self.detail}"
         return text
 
 

@@ -22,6 +22,7 @@ from ..song.model import Song, describe_validation_error, load_song, read_json
 from ..song.ops import apply_ops, apply_transactions
 from ..song.submission import Submission
 from .model import Task
+from .scope import LABEL as SCOPE_LABEL
 from .scoring import CheckResult, TaskResult, task_score
 
 __all__ = ["Bench", "Task", "bundled_bench", "load_task", "score_task", "start_song", "grader_hash"]
@@ -127,7 +128,9 @@ def _failed(task: Task, message: str, **kw: Any) -> TaskResult:
         for c in task.checks
     ) + (CheckResult(id="clean", label="renders clean (no NaN, no failed or faulting device)", kind="clean",
                      value=float("nan"), unit="problems", target=(0.0, 0.0), soft=None, weight=None, gate=True,
-                     score=0.0, error=message),)
+                     score=0.0, error=message),
+         CheckResult(id="scope", label=SCOPE_LABEL, kind="scope", value=float("nan"), unit="changes",
+                     target=(0.0, 0.0), soft=None, weight=None, gate=True, score=0.0, error=message))
     return TaskResult(task=task.id, title=task.title, score=0.0, checks=checks, error=message,
                       bench_version=BENCH_VERSION, grader_hash=grader_hash(task), **kw)
 
@@ -137,6 +140,7 @@ def score_task(task: Task, submission: Submission | Song | None, *, bench: Bench
     """Score a submission (``None`` = the do-nothing baseline) on a task."""
     from ..render.engine import kernel_scope
     from .checks import Context, clean_result, evaluate
+    from .scope import scope_result
 
     t0 = time.perf_counter()
     start = start if start is not None else start_song(task, bench=bench)
@@ -156,9 +160,10 @@ def score_task(task: Task, submission: Submission | Song | None, *, bench: Bench
     ctx = Context(start=start, song=song, trusted=trusted)
     with kernel_scope(song, trusted=trusted) as session:  # one kernel session: time budget, fault latch
         results = [evaluate(c, ctx) for c in task.checks]
+        scope = scope_result(task.scope, ctx)  # its renders count for clean too
         confinement = session.confinement() if session is not None else \
             ({"kernels": "in-process"} if song.devices else None)
-    results.append(clean_result(ctx))
+    results += [clean_result(ctx), scope]
     warnings = tuple(dict.fromkeys(_warning_text(w) for w in ctx.warnings))
     return TaskResult(task=task.id, title=task.title, score=task_score(results), checks=tuple(results),
                       warnings=warnings, bench_version=BENCH_VERSION, grader_hash=grader_hash(task),

@@ -149,9 +149,11 @@ def check_bench(bench: Bench) -> list[str]:
         if not bench.oracle_path(task.id).exists():
             problems.append(f"{task.id}: no oracle file {bench.oracle_path(task.id)}")
         try:
-            start_song(task, bench=bench)
+            from .scope import check_declaration
+
+            check_declaration(task.scope, start_song(task, bench=bench))
         except TaskError as exc:
-            problems.append(str(exc))
+            problems.append(f"{task.id}: {exc}" if str(exc).startswith("scope.") else str(exc))
     for fam in FAMILIES:
         if families.get(fam, 0) < 2:
             problems.append(f"family {fam}: {families.get(fam, 0)} task(s) (want at least 2)")

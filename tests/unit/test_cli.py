@@ -215,7 +215,7 @@ def test_score_says_a_refused_submissions_error_once(refused, capsys):
     out = capsys.readouterr().out
     assert out.count('track = "Nobody"') == 1
     assert "submission refused: transaction 0, op 0 (track.set)" in out
-    n_checks = len(bundled_bench().task(TASK).checks) + 1  # and clean
+    n_checks = len(bundled_bench().task(TASK).checks) + 2  # and clean and scope
     assert out.count(": not scored (want ") == n_checks
     assert re.search(r": (NaN|nan)\b", out) is None  # no "NaN LU" for a value
 

@@ -130,9 +130,9 @@ def test_a_timer_the_previous_kernel_left_does_not_reach_the_next_device():
 
 
 def test_a_scoring_builds_each_device_in_its_own_child_with_the_same_scores():
-    """The rumble-filter oracle builds four song-defined devices (one definition on one track): sandboxed,
-    each gets its own child, one more child runs the determinism check's second probe, and the scoring
-    is the trusted one exactly."""
+    """The rumble-filter oracle builds five song-defined devices (four probes and the Room track the
+    scope gate hears; one definition on one track): sandboxed, each gets its own child, one more child
+    runs the determinism check's second probe, and the scoring is the trusted one exactly."""
     from pytest_overdub.bench.tasks import bundled_bench, score_task
     from pytest_overdub.bench.validity import load_answer
     from pytest_overdub.render.sandbox import client
@@ -156,7 +156,7 @@ def test_a_scoring_builds_each_device_in_its_own_child_with_the_same_scores():
         client.SandboxedKernel.__init__ = init
     PROCESS_CACHE.clear()
     trusted = score_task(task, sub, bench=bench, trusted=True)
-    assert len(pids) == 5 and len(set(pids)) == 5
+    assert len(pids) == 6 and len(set(pids)) == 6
     assert [c.value for c in boxed.checks] == [c.value for c in trusted.checks]
     assert boxed.score == trusted.score == 1.0
 
