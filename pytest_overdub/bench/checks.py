@@ -79,7 +79,13 @@ def measure_scope(ctx: Context, song: Song, scope: Any, metric: str) -> float:
     """Render ``song`` with the scope's tracks, slice the span, read ``metric``."""
     tracks = getattr(scope, "tracks", None)
     ids = _mix_ids(song) if tracks is None else scope_track_ids(ctx, song, tracks)
-    lo, hi = span_beats(ctx, scope)
+    return measure_ids(ctx, song, ids, span_beats(ctx, scope), metric)
+
+
+def measure_ids(ctx: Context, song: Song, ids: tuple[str, ...], span: tuple[float | None, float | None],
+                metric: str) -> float:
+    """Render exactly the tracks ``ids`` of ``song``, slice ``span`` (beats), read ``metric``."""
+    lo, hi = span
     key = (id(song), ids, lo, hi, metric)
     if key in ctx._values:
         return ctx._values[key]
@@ -96,6 +102,19 @@ def measure_scope(ctx: Context, song: Song, scope: Any, metric: str) -> float:
         value = float(measure_metric(x[:, a:b], sr=r.sr, metric=metric))
     ctx._values[key] = value
     return value
+
+
+def heard_value(ctx: Context, check) -> float:
+    """LUFS of the check's tracks as the song plays them: a muted track is silent, and when any track is
+    soloed only soloed tracks play (mute wins over solo). The rule is the engine's, read from
+    ``render.engine.heard_tracks(song, None)``; no track heard reads -120."""
+    from ..render.engine import heard_tracks
+
+    playing = [t.id for _, t in heard_tracks(ctx.song, None)]
+    if check.tracks is not None:
+        named = set(scope_track_ids(ctx, ctx.song, check.tracks))
+        playing = [i for i in playing if i in named]
+    return measure_ids(ctx, ctx.song, tuple(playing), span_beats(ctx, check), "lufs")
 
 
 def measure_value(ctx: Context, check) -> float:

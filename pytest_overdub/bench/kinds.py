@@ -24,8 +24,23 @@ def _selection(ctx: Context, check: Any, *, song=None, tracks: Any = ..., pitche
 
 
 def _key(ctx: Context) -> tuple[str | None, str | None]:
-    key = ctx.song.key or ctx.start.key
+    """The task's key: the starting song's (after setup), never the answer's; none = chromatic."""
+    key = ctx.start.key
     return (key.root, key.scale) if key else (None, None)
+
+
+def _tol(ctx: Context) -> float:
+    """The one on-beat tolerance (30 ms) in beats at the starting song's tempo."""
+    from ..notes.selection import on_beat_tol_beats
+
+    return on_beat_tol_beats(ctx.start.tempo)
+
+
+def _by_track(notes) -> list[list]:
+    groups: dict[str, list] = {}
+    for n in notes:
+        groups.setdefault(n.track_id, []).append(n)
+    return list(groups.values())
 
 
 def _bpb(ctx: Context) -> float:
@@ -66,7 +81,7 @@ def _doubling(check, ctx):
     from ..notes import readings as r
 
     against = _selection(ctx, check, tracks=check.against, pitches=None, spanned=False)
-    return r.doubling(_selection(ctx, check), against)
+    return r.doubling(_selection(ctx, check), against, tol_beats=_tol(ctx))
 
 
 def _unchanged(check, ctx):
@@ -87,14 +102,59 @@ def _roots(check, ctx):
     from ..notes import readings as r
 
     return r.roots(_selection(ctx, check), chords=check.chords, bars=tuple(check.bars),
-                   beats_per_bar=_bpb(ctx))
+                   tol_beats=_tol(ctx), beats_per_bar=_bpb(ctx))
+
+
+def _chord_tones(check, ctx):
+    from ..notes import readings as r
+
+    return r.chord_tones(_selection(ctx, check), chords=check.chords, bars=tuple(check.bars),
+                         tol_beats=_tol(ctx), beats_per_bar=_bpb(ctx))
+
+
+def _distinct(check, ctx):
+    from ..notes import readings as r
+
+    return r.distinct(_selection(ctx, check))
+
+
+def _turns(check, ctx):
+    from ..notes import readings as r
+
+    return r.turns(_selection(ctx, check), tol_beats=_tol(ctx))
+
+
+def _copied(check, ctx):
+    """The largest copy share of any selected track against any ``against`` track (whole song)."""
+    from ..notes import readings as r
+    from ..notes.theory import scale_pcs
+
+    root, scale = _key(ctx)
+    pcs = scale_pcs(root, scale) if root is not None else None
+    ours = _by_track(_selection(ctx, check))
+    theirs = _by_track(_selection(ctx, check, tracks=check.against, pitches=None, spanned=False))
+    return max((r.copied(a, b, tol_beats=_tol(ctx), scale=pcs) for a in ours for b in theirs), default=0.0)
+
+
+def _quantized(check, ctx):
+    from ..notes import readings as r
+
+    before = _selection(ctx, check, song=ctx.start)
+    return r.quantized(before, _selection(ctx, check), grid=check.grid,
+                       swing=r.swing_amount(before, grid=check.grid), tol_beats=_tol(ctx))
+
+
+def _heard(check, ctx):
+    from .checks import heard_value
+
+    return heard_value(ctx, check)
 
 
 def _pattern(check, ctx):
     from ..notes import readings as r
 
     return r.pattern(_selection(ctx, check), pitches=check.pitches, at=check.at, bars=tuple(check.bars),
-                     beats_per_bar=_bpb(ctx))
+                     tol_beats=_tol(ctx), beats_per_bar=_bpb(ctx))
 
 
 def _differs(check, ctx):
@@ -109,7 +169,8 @@ def _chords_under(check, ctx):
     root, scale = _key(ctx)
     melody = _selection(ctx, check, tracks=check.melody, pitches=None, spanned=False)
     return r.chords_under(_selection(ctx, check), melody, bars=tuple(check.bars), voices=check.voices,
-                          hold=check.hold, key_root=root, key_scale=scale, beats_per_bar=_bpb(ctx))
+                          max_voices=check.max_voices, hold=check.hold, key_root=root, key_scale=scale,
+                          tol_beats=_tol(ctx), beats_per_bar=_bpb(ctx))
 
 
 def _jitter(check, ctx):
@@ -138,7 +199,8 @@ KINDS: dict[str, Callable[[Any, Context], float]] = {
     "count": _count, "inKey": _in_key, "span": _span, "within": _within, "clashes": _clashes,
     "doubling": _doubling, "unchanged": _unchanged, "transposed": _transposed, "roots": _roots,
     "pattern": _pattern, "differs": _differs, "chordsUnder": _chords_under, "jitter": _jitter,
-    "swing": _swing,
+    "swing": _swing, "chordTones": _chord_tones, "distinct": _distinct, "turns": _turns, "copied": _copied,
+    "quantized": _quantized, "heard": _heard,
     "defined": _probe, "echoTime": _probe, "echoLevel": _probe, "dryKept": _probe, "decayTime": _probe,
     "decayPeak": _probe, "toneGain": _probe,
 }

@@ -148,7 +148,32 @@ class ChordsUnderCheck(_Selected):
     melody: list[str]
     bars: tuple[int, int]
     voices: int = Field(default=3, ge=1)
+    max_voices: int = Field(default=5, ge=1, alias="maxVoices")
     hold: float = Field(default=2.0, ge=0)
+
+
+class ChordTonesCheck(_Selected):
+    kind: Literal["chordTones"]
+    chords: list[str] = Field(min_length=1)
+    bars: tuple[int, int]
+
+
+class DistinctCheck(_Selected):
+    kind: Literal["distinct"]
+
+
+class TurnsCheck(_Selected):
+    kind: Literal["turns"]
+
+
+class CopiedCheck(_Selected):
+    kind: Literal["copied"]
+    against: list[str] = Field(min_length=1)
+
+
+class QuantizedCheck(_Selected):
+    kind: Literal["quantized"]
+    grid: float = Field(default=0.25, gt=0)
 
 
 class JitterCheck(_Selected):
@@ -159,6 +184,16 @@ class JitterCheck(_Selected):
 class SwingCheck(_Selected):
     kind: Literal["swing"]
     grid: float = Field(default=0.25, gt=0)
+
+
+class HeardCheck(CheckBase):
+    """Loudness (LUFS) of the scope's tracks as the song plays them: mute and solo honoured."""
+
+    kind: Literal["heard"]
+    tracks: Tracks = None
+    from_beats: float | None = Field(default=None, alias="from", ge=0)
+    to_beats: float | None = Field(default=None, alias="to", ge=0)
+    section: str | None = None
 
 
 class DefinedCheck(CheckBase):
@@ -196,13 +231,15 @@ class ToneCheck(CheckBase):
 Check = Annotated[
     Union[MeasureCheck, KeyCheck, CountCheck, InKeyCheck, SpanCheck, WithinCheck, ClashesCheck,
           DoublingCheck, UnchangedCheck, TransposedCheck, RootsCheck, PatternCheck, DiffersCheck,
-          ChordsUnderCheck, JitterCheck, SwingCheck, DefinedCheck, EchoCheck, DecayCheck, ToneCheck],
+          ChordsUnderCheck, JitterCheck, SwingCheck, DefinedCheck, EchoCheck, DecayCheck, ToneCheck,
+          ChordTonesCheck, DistinctCheck, TurnsCheck, CopiedCheck, QuantizedCheck, HeardCheck],
     Field(discriminator="kind"),
 ]
 
 CHECK_KINDS = ("measure", "key", "count", "inKey", "span", "within", "clashes", "doubling", "unchanged",
                "transposed", "roots", "pattern", "differs", "chordsUnder", "jitter", "swing", "defined",
-               "echoTime", "echoLevel", "dryKept", "decayTime", "decayPeak", "toneGain")
+               "echoTime", "echoLevel", "dryKept", "decayTime", "decayPeak", "toneGain", "chordTones", "distinct",
+               "turns", "copied", "quantized", "heard")
 
 
 class Task(_Model):
