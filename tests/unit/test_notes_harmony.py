@@ -5,7 +5,7 @@ import math
 import pytest
 
 from pytest_overdub.errors import TaskError
-from pytest_overdub.notes.harmony import chords_under, clashes, doubling, roots
+from pytest_overdub.notes.harmony import chord_tones, chords_under, clashes, doubling, is_chord, roots
 from pytest_overdub.notes.selection import PlacedNote
 
 
@@ -181,3 +181,46 @@ def test_chords_under_empty_and_errors():
     assert chords_under([], [n(76, 0)], bars=(0, 2), key_root="A", key_scale="minor", tol_beats=TOL) == 0.0
     with pytest.raises(TaskError, match="voices 0"):
         chords_under([], [], bars=(0, 2), voices=0, key_root=None, key_scale=None, tol_beats=TOL)
+
+
+def test_a_seven_note_cluster_is_not_a_chord():
+    # every note of A minor from A3 to G4 held under the hook: it contains the hook's E, and is no chord
+    cluster = [n(p, 16, 4) for p in (57, 59, 60, 62, 64, 65, 67)]
+    assert not is_chord([x.p for x in cluster])
+    assert chords_under(cluster, [n(76, 16)], bars=(4, 5), key_root="A", key_scale="minor", tol_beats=TOL) == 0.0
+    # five pitch classes is the most, but A B C D E stacked in seconds is still a cluster
+    assert not is_chord([57, 59, 60, 62, 64])
+    assert not is_chord([59, 60, 62])               # B3 C4 D4: two seconds in a row
+    assert is_chord([53, 57, 60, 64])               # Fmaj7 F3 A3 C4 E4: thirds
+    assert is_chord([45, 52, 55, 60])               # Am7 open, A2 E3 G3 C4
+    assert is_chord([45, 57, 60, 64, 69, 76])       # six notes, three pitch classes: octave doublings
+    assert not is_chord([57, 60])                   # two pitch classes
+
+
+def test_chords_under_max_voices():
+    six = [n(p, 0, 4) for p in (57, 60, 64, 67, 71, 74)]   # Am9(11)-ish: A C E G B D, six pitch classes
+    assert chords_under(six, [], bars=(0, 1), key_root="A", key_scale="minor", tol_beats=TOL) == 0.0
+    assert chords_under(six, [], bars=(0, 1), max_voices=6, key_root="A", key_scale="minor",
+                        tol_beats=TOL) == 1.0
+
+
+def test_chord_tones_on_the_strong_beats():
+    # bar 0 Am: A on 1 (tone), B on 3 (not); bar 1 F: F held over 1 and 3 (two tones); a G on beat 2
+    # (a weak beat) does not count -> 3 of 4
+    notes = [n(45, 0, 1), n(47, 2, 1), n(41, 4, 4), n(43, 5, 0.5)]
+    assert chord_tones(notes, chords=["Am", "F"], bars=(0, 2), tol_beats=TOL) == 0.75
+    # a root 16 ms late at 92 bpm (0.0245 beats) still sounds on the beat with the bench's 30 ms
+    late = [n(45, 0.0245, 1)]
+    assert chord_tones(late, chords=["Am"], bars=(0, 1), tol_beats=0.046) == 1.0
+    assert chord_tones(late, chords=["Am"], bars=(0, 1), tol_beats=0.02) == 0.0  # the old 0.02 beats
+    assert chord_tones([], chords=["Am"], bars=(0, 1), tol_beats=TOL) == 0.0
+
+
+def test_roots_16_ms_late_passes_with_the_one_tolerance():
+    from pytest_overdub.notes.selection import on_beat_tol_beats
+
+    tol = on_beat_tol_beats(92)                      # 30 ms at 92 bpm
+    assert tol == pytest.approx(0.046)
+    late = [n(45, 0 + 0.0245), n(41, 4 + 0.0245)]   # 16 ms behind the beat
+    assert roots(late, chords=["Am", "F"], bars=(0, 2), tol_beats=tol) == 1.0
+    assert roots([n(45, 0.05)], chords=["Am"], bars=(0, 1), tol_beats=tol) == 0.0   # 33 ms: off the beat
