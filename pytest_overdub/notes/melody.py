@@ -11,7 +11,8 @@ Conventions:
   (any, in beats, onsets within ``tol_beats``) and one transposition ``dv``, counted either in semitones
   (an exact transposition; 0 or 12 is a unison or octave copy) or in steps of the key's scale (a
   diatonic transposition, as a line in parallel thirds is; notes outside the scale take no part in that
-  count).
+  count). A line that plays another part's melody in a new rhythm is a copy too: its top line (repeated
+  notes merged) shares runs of :data:`COPY_RUN` or more successive intervals with the other's.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def copied(notes: Sequence[PlacedNote], other: Sequence[PlacedNote], *, tol_beat
     moved by ``dt``, so a line that copies only a few of the other part's notes (an answer to the hook's
     long notes) is not a copy, while a copy of every note, or of a fragment, is. The value is the largest
     share over ``dt`` and ``dv``, with ``dv`` in semitones and, given ``scale`` (the key's pitch classes),
-    in scale steps. 0.0 when either side has no notes.
+    in scale steps. The copy in another rhythm counts as well (:func:`_run_share`): the value is the larger
+    of the two. 0.0 when either side has no notes.
     """
     if not 0 <= tol_beats < 0.5:
         raise TaskError(f"tol_beats {tol_beats!r}: expected an on-beat tolerance in beats, 0 <= tol < 0.5")
@@ -70,7 +72,42 @@ def copied(notes: Sequence[PlacedNote], other: Sequence[PlacedNote], *, tol_beat
     measures: list[Callable[[int], int | None]] = [lambda p: p]
     if scale:
         measures.append(_scale_steps(scale))
-    return max(_best_share(notes, other, value=m, tol_beats=tol_beats) for m in measures)
+    return max(max(_best_share(notes, other, value=m, tol_beats=tol_beats),
+                   _run_share(notes, other, value=m, tol_beats=tol_beats)) for m in measures)
+
+
+#: A run of this many successive intervals of the top line, equal to a run of the other part's, is a
+#: melodic copy in any rhythm (5 notes: the hook's opening phrase is 5).
+COPY_RUN = 4
+
+
+def _run_share(notes: Sequence[PlacedNote], other: Sequence[PlacedNote], *,
+               value: Callable[[int], int | None], tol_beats: float) -> float:
+    """Share of the selection's top line (repeated notes merged) inside runs of :data:`COPY_RUN` or more
+    successive intervals that the other part's top line also plays somewhere, in any rhythm."""
+    ours = _intervals(top_line(notes, tol_beats=tol_beats), value)
+    theirs = _intervals(top_line(other, tol_beats=tol_beats), value)
+    if not ours:
+        return 0.0
+    covered: set[int] = set()
+    prev = [0] * (len(theirs) + 1)
+    for i, a in enumerate(ours):
+        cur = [0] * (len(theirs) + 1)
+        for j, b in enumerate(theirs):
+            if a is not None and a == b:
+                cur[j + 1] = prev[j] + 1
+                if cur[j + 1] >= COPY_RUN:
+                    covered.update(range(i - cur[j + 1] + 1, i + 2))  # the notes around those intervals
+        prev = cur
+    return len(covered) / (len(ours) + 1)
+
+
+def _intervals(line: list[int], value: Callable[[int], int | None]) -> list[int | None]:
+    """Successive differences of the line's values with repeated notes merged; None where a note has no
+    value (outside the scale), so no run passes through it."""
+    vals = [value(p) for p in line]
+    merged = [v for k, v in enumerate(vals) if k == 0 or v is None or v != vals[k - 1]]
+    return [None if a is None or b is None else b - a for a, b in zip(merged, merged[1:])]
 
 
 def _scale_steps(scale: frozenset[int]) -> Callable[[int], int | None]:

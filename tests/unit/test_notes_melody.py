@@ -50,6 +50,19 @@ def test_octave_and_transposed_copies_are_copies():
     assert copied(line(HOOK[:5], dp=-12), hook, tol_beats=TOL) == 1.0          # a fragment, all copied
 
 
+def test_the_hook_in_another_rhythm_is_a_copy():
+    hook = line(HOOK, track="t_hook")
+    # the same nine pitches an octave down, each a dotted eighth from the and of one: no onset lines up
+    retimed = [n(p - 12, 0.5 + 0.75 * i) for i, (p, _) in enumerate(HOOK)]
+    assert copied(retimed, hook, tol_beats=TOL) == 1.0
+    # every note played twice (repeats are merged before the intervals are compared)
+    doubled = [n(p - 12, 0.5 * i) for i, p in enumerate(p for p, _ in HOOK for _ in (0, 1))]
+    assert copied(doubled, hook, tol_beats=TOL) == 1.0
+    # four notes of it (three intervals) are not a run: E D C A then a line of its own
+    own_after = [n(p, 0.75 * i) for i, p in enumerate((64, 62, 60, 57, 64, 67, 65, 60))]
+    assert copied(own_after, hook, tol_beats=TOL) < 0.5
+
+
 def test_a_diatonic_third_below_is_a_copy_in_scale_steps_only():
     steps = sorted(A_MINOR)
 
