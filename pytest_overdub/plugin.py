@@ -82,6 +82,8 @@ class Collected:
     selected: int = 0
     tasks_collected: bool = False
     report_error: str | None = None
+    expected: set[str] = field(default_factory=set)  # the ids of the tasks the run selected
+    crashed: dict[str, str] = field(default_factory=dict)  # task id -> how its xdist worker crashed
 
     def entry(self, task_id: str) -> dict[str, Any]:
         return self.tasks.setdefault(task_id, {"checks": [], "rules": []})
@@ -109,6 +111,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--overdub-trust-kernels", action="store_true", default=False,
                     help="run song-defined device kernels in-process instead of the sandbox "
                          "(also OVERDUB_TRUST_KERNELS=1)")
+    group.addoption("--overdub-weak-sandbox", action="store_true", default=False,
+                    help="run untrusted kernels even where a required sandbox layer cannot be applied "
+                         "(also OVERDUB_WEAK_SANDBOX=1); the report says which layers ran")
     parser.addini("overdub_tasks", "the tasks directory, relative to the ini file", default="")
 
 
@@ -116,6 +121,10 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, text in (("overdub", "a pytest-overdub task item"), ("gate", "a pytest-overdub gate check"),
                        *((f, f"a pytest-overdub task of the {f} family") for f in FAMILIES)):
         config.addinivalue_line("markers", f"{name}: {text}")
+    if _opt(config, "overdub_weak_sandbox"):
+        from .render.trust import allow_weak_sandbox
+
+        allow_weak_sandbox()
     mode = _resolve_mode(config)
     config.stash[MODE_KEY] = mode
     config.stash[COLLECTED_KEY] = Collected()
@@ -376,13 +385,15 @@ class Task(pytest.Collector):
         if "result" not in self._cache:
             from .bench.tasks import score_task
             from .errors import OverdubError
+            from .worker_crashes import ScoredBefore, crash_guard
 
             t0 = time.perf_counter()
             try:
-                res = score_task(self.task, self.mode.submission, bench=self.mode.bench(),
-                                 trusted=self.mode.trusted)
+                with crash_guard(getattr(self.config, "workerinput", None), self.task.id):
+                    res = score_task(self.task, self.mode.submission, bench=self.mode.bench(),
+                                     trusted=self.mode.trusted)
                 self._cache["result"] = (res, round(time.perf_counter() - t0, 3))
-            except OverdubError as exc:
+            except (OverdubError, ScoredBefore) as exc:
                 self._cache["result"] = OverdubFailure(f"task {self.task.id}: {exc}")
         cached = self._cache["result"]
         if isinstance(cached, OverdubFailure):
@@ -410,7 +421,7 @@ class Task(pytest.Collector):
             seconds = self._cache["result"][1]
             detail.update(score=result.score, passed=result.score >= self.mode.pass_line,
                           grader_hash=result.grader_hash, warnings=list(result.warnings), error=result.error,
-                          timings={**result.timings, "task_seconds": seconds})
+                          timings={**result.timings, "task_seconds": seconds}, confinement=result.confinement)
         return detail
 
 
@@ -573,6 +584,7 @@ class Recorder:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self.crash_dirs: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
@@ -590,7 +602,56 @@ class Recorder:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        self.config.stash[COLLECTED_KEY].selected = sum(isinstance(i, (_OverdubItem, BenchItem)) for i in items)
+        collected = self.config.stash[COLLECTED_KEY]
+        collected.selected = sum(isinstance(i, (_OverdubItem, BenchItem)) for i in items)
+        collected.expected.update(i.parent.task.id for i in items if isinstance(i, _OverdubItem))
+
+    # xdist's controller (see :mod:`.worker_crashes`)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        from .worker_crashes import KEY, crash_dir
+
+        node.workerinput[KEY] = crash_dir(self.crash_dirs)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """The controller collects nothing itself: the tasks it expects come from the workers."""
+        from .worker_crashes import task_of_nodeid
+
+        expected = self.config.stash[COLLECTED_KEY].expected
+        expected.update(t for t in map(task_of_nodeid, ids) if t is not None)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+        """A worker died while running one of a task's items: the task is reported as faulted."""
+        from .worker_crashes import task_of_nodeid
+
+        task_id = task_of_nodeid(crashitem)
+        if task_id is not None:
+            self.config.stash[COLLECTED_KEY].crashed.setdefault(task_id, str(report.longrepr))
+
+    def pytest_unconfigure(self) -> None:
+        from .worker_crashes import remove_crash_dir
+
+        remove_crash_dir(self.crash_dirs)
+
+
+def fill_unscored(config: pytest.Config) -> None:
+    """Make the report list every task the run selected: a task whose xdist worker crashed while
+    running it scores 0 with an error naming the crash (whatever a rerun on a fresh worker gave), and a
+    task with no result at all scores 0 with an error saying so."""
+    mode: Mode = config.stash[MODE_KEY]
+    collected = config.stash[COLLECTED_KEY]
+    none = "no result was reported (the run stopped before it, or it failed: see the test output)"
+    for tid in sorted(collected.expected | set(collected.crashed)):
+        entry = collected.entry(tid)
+        crash = collected.crashed.get(tid)
+        if mode.self_check:
+            if crash or not entry["rules"]:
+                entry["error"] = f"not checked: {crash or none}"
+        elif crash or "score" not in entry:
+            entry.update(id=tid, score=0.0, passed=False, error=f"not scored: {crash or none}")
 
 
 def build_report(config: pytest.Config) -> dict[str, Any]:
@@ -643,7 +704,10 @@ def _combined_hash(hashes: list[str]) -> str | None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     mode = config.stash.get(MODE_KEY, None)
-    if mode is None or hasattr(config, "workerinput") or mode.report_path is None:
+    if mode is None or hasattr(config, "workerinput"):
+        return
+    fill_unscored(config)
+    if mode.report_path is None:
         return
     text = json.dumps(build_report(config), indent=2, allow_nan=False) + "\n"  # NaN is a bug: fail loudly
     try:

@@ -100,8 +100,6 @@ def _what(c: dict) -> str:
         return f"chordTones of {' '.join(c['chords'])} in {sel}, {_bars(c)}"
     if kind == "quantized":
         return f"quantized of {sel}, grid {_num(c.get('grid', 0.25))}"
-    if kind == "heard":
-        return f"heard: `lufs` of {_scope(c)} as the mix plays it"
     if kind == "pattern":
         return f"pattern of {sel} at beats {', '.join(_num(a) for a in c['at'])} of {_bars(c)}"
     if kind == "differs":

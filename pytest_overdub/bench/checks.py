@@ -1,123 +1,50 @@
-"""Checks: turning a check's scope into renders, meters and note readings (docs/checks.md).
+"""Checks: an audio scope's figure (``measure``, ``key``) and a check's result (docs/checks.md).
 
-This is the one place where a scope becomes a render plus a measure. Conventions:
+This is the one place where a scope becomes a measure: every audio check takes the one path from a scope to
+audio, :meth:`Context.hear <pytest_overdub.bench.context.Context.hear>` (which tracks it hears, by the
+renderer's own rule, and its span) then :meth:`~pytest_overdub.bench.context.Context.audio` (the render,
+cut to the span's frames). Conventions:
 
-* Tracks in a scope are names or ids, resolved on the starting song first so a track the agent renamed
-  is still found by its starting id; ``"new"`` = tracks the starting song didn't have.
-* A span is ``from``/``to`` in beats or a ``section`` name, read from the starting song (so an agent
-  moving sections cannot move the goalposts).
-* A scope is rendered as the whole song with only its tracks playing (through the master chain), then
-  sliced to the span. No tracks in scope reads -120.
+* A scope is rendered as the whole song with only its heard tracks playing (through the master chain),
+  then cut to the span. A scope that hears no track reads -120 (``key``: 0).
 * ``relative: true`` subtracts the same figure measured on the starting song (after setup);
-  ``minus`` subtracts another scope's value (``each: true``: the loudest of its tracks, each alone).
+  ``minus`` subtracts another scope's value (``each: true``: the loudest of its heard tracks, each alone).
+
+Each check kind computes its own value (:meth:`CheckBase.value <pytest_overdub.bench.model.CheckBase.value>`);
+:func:`evaluate` turns it into a scored result. This module does not import the check models.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..dsp.levels import FLOOR_DB
-from ..errors import OverdubError, TaskError
+from ..errors import OverdubError
 from ..song.model import Song
-from .model import CheckBase, Scope
+from .context import Context
 from .scoring import CheckResult, check_score
 
-
-@dataclass
-class Context:
-    """What checks read: the starting song (after setup), the candidate song, and a render cache."""
-
-    start: Song
-    song: Song
-    trusted: bool = False
-    sr: int = 48000
-    warnings: list[Any] = field(default_factory=list)
-    _renders: dict[tuple[int, tuple[str, ...]], Any] = field(default_factory=dict)
-    _values: dict[tuple, float] = field(default_factory=dict)
-
-    def render(self, song: Song, track_ids: tuple[str, ...]):
-        key = (id(song), track_ids)
-        if key not in self._renders:
-            from ..render import render
-
-            r = render(song, sr=self.sr, tracks=list(track_ids), trust_kernels=self.trusted)
-            self._renders[key] = r
-            self.warnings.extend(r.warnings)
-        return self._renders[key]
-
-    def problems(self) -> int:
-        """Render problems for the house gate ``clean``: faults and errors (NaN, bad params)."""
-        return sum(1 for w in self.warnings if w.kind in ("fault", "error"))
-
-
-def span_beats(ctx: Context, scope: Any) -> tuple[float | None, float | None]:
-    section = getattr(scope, "section", None)
-    if section is not None:
-        s = ctx.start.section(section)
-        if s is None:
-            names = ", ".join(x.name for x in ctx.start.sections) or "none"
-            raise TaskError(f"section {section!r} is not in the starting song (sections: {names})")
-        return s.start, s.start + s.length
-    return getattr(scope, "from_beats", None), getattr(scope, "to_beats", None)
-
-
-def scope_track_ids(ctx: Context, song: Song, tracks: Any) -> tuple[str, ...]:
-    from ..notes.selection import resolve_tracks
-
-    return tuple(t.id for t in resolve_tracks(song, tracks, start_song=ctx.start))
-
-
-def _mix_ids(song: Song) -> tuple[str, ...]:
-    """The whole mix as the song would play: mute and solo honoured."""
-    solo = [t for t in song.tracks if t.solo]
-    return tuple(t.id for t in (solo or [t for t in song.tracks if not t.mute]))
+__all__ = ["Context", "measure_scope", "measure_value", "minus_value", "key_value", "evaluate", "clean_result"]
 
 
 def measure_scope(ctx: Context, song: Song, scope: Any, metric: str) -> float:
-    """Render ``song`` with the scope's tracks, slice the span, read ``metric``."""
-    tracks = getattr(scope, "tracks", None)
-    ids = _mix_ids(song) if tracks is None else scope_track_ids(ctx, song, tracks)
-    return measure_ids(ctx, song, ids, span_beats(ctx, scope), metric)
+    """``metric`` of what the scope hears on ``song`` (:meth:`Context.hear`); -120 when it hears no track."""
+    heard = ctx.hear(song, scope)
+    if heard.silent:
+        return FLOOR_DB
 
-
-def measure_ids(ctx: Context, song: Song, ids: tuple[str, ...], span: tuple[float | None, float | None],
-                metric: str) -> float:
-    """Render exactly the tracks ``ids`` of ``song``, slice ``span`` (beats), read ``metric``."""
-    lo, hi = span
-    key = (id(song), ids, lo, hi, metric)
-    if key in ctx._values:
-        return ctx._values[key]
-    if not ids:
-        value = FLOOR_DB
-    else:
+    def compute() -> float:
         from ..measure import measure_metric
 
-        r = ctx.render(song, ids)
-        x = r.mix
-        spb = 60.0 / song.tempo
-        a = 0 if lo is None else int(round(lo * spb * r.sr))
-        b = x.shape[-1] if hi is None else int(round(hi * spb * r.sr))
-        value = float(measure_metric(x[:, a:b], sr=r.sr, metric=metric))
-    ctx._values[key] = value
-    return value
+        x, sr = ctx.audio(heard)
+        return measure_metric(x, sr=sr, metric=metric)
+
+    return ctx.value((heard.key, heard.from_beats, heard.to_beats, metric), compute)
 
 
-def heard_value(ctx: Context, check) -> float:
-    """LUFS of the check's tracks as the song plays them: a muted track is silent, and when any track is
-    soloed only soloed tracks play (mute wins over solo). The rule is the engine's, read from
-    ``render.engine.heard_tracks(song, None)``; no track heard reads -120."""
-    from ..render.engine import heard_tracks
-
-    playing = [t.id for _, t in heard_tracks(ctx.song, None)]
-    if check.tracks is not None:
-        named = set(scope_track_ids(ctx, ctx.song, check.tracks))
-        playing = [i for i in playing if i in named]
-    return measure_ids(ctx, ctx.song, tuple(playing), span_beats(ctx, check), "lufs")
-
-
-def measure_value(ctx: Context, check) -> float:
+def measure_value(ctx: Context, check: Any) -> float:
+    """``figure(scope) - figure(minus)``, minus the same on the starting song when ``relative``."""
     def one(song: Song) -> float:
         v = measure_scope(ctx, song, check, check.metric)
         if check.minus is not None:
@@ -130,50 +57,43 @@ def measure_value(ctx: Context, check) -> float:
     return value
 
 
-def minus_value(ctx: Context, song: Song, scope: Scope, metric: str) -> float:
+def minus_value(ctx: Context, song: Song, scope: Any, metric: str) -> float:
     if not scope.each:
         return measure_scope(ctx, song, scope, metric)
-    ids = scope_track_ids(ctx, song, scope.tracks) if scope.tracks is not None else _mix_ids(song)
+    ids = ctx.heard_ids(song, scope.tracks)
     values = [measure_scope(ctx, song, scope.model_copy(update={"tracks": [i], "each": False}), metric)
               for i in ids]
     return max(values) if values else FLOOR_DB
 
 
-def key_value(ctx: Context, check) -> float:
+def key_value(ctx: Context, check: Any) -> float:
+    """1 if the key heard in the scope is ``check.expect`` or its relative major/minor, else 0."""
     from ..measure import detect_key
     from ..notes.theory import pitch_class
 
-    tracks = check.tracks
-    song = ctx.song
-    ids = _mix_ids(song) if tracks is None else scope_track_ids(ctx, song, tracks)
-    if not ids:
+    heard = ctx.hear(ctx.song, check)
+    if heard.silent:
         return 0.0
-    r = ctx.render(song, ids)
-    lo, hi = span_beats(ctx, check)
-    spb = 60.0 / song.tempo
-    a = 0 if lo is None else int(round(lo * spb * r.sr))
-    b = r.mix.shape[-1] if hi is None else int(round(hi * spb * r.sr))
-    heard = detect_key(r.mix[:, a:b], sr=r.sr)
+    x, sr = ctx.audio(heard)
+    found = detect_key(x, sr=sr)
     root, scale = check.expect.split()
     want = pitch_class(root)
-    got = pitch_class(heard.root)
-    if heard.scale == scale and got == want:
+    got = pitch_class(found.root)
+    if found.scale == scale and got == want:
         return 1.0
     # the relative major/minor: A minor <-> C major
-    if scale == "minor" and heard.scale == "major" and got == (want + 3) % 12:
+    if scale == "minor" and found.scale == "major" and got == (want + 3) % 12:
         return 1.0
-    if scale == "major" and heard.scale == "minor" and got == (want - 3) % 12:
+    if scale == "major" and found.scale == "minor" and got == (want - 3) % 12:
         return 1.0
     return 0.0
 
 
-def evaluate(check: CheckBase, ctx: Context) -> CheckResult:
-    """Compute one check; an error becomes the value NaN, score 0, with the message kept."""
-    from .kinds import value_of
-
+def evaluate(check: Any, ctx: Context) -> CheckResult:
+    """Compute one check (``check.value(ctx)``); an error becomes the value NaN, score 0, with the message."""
     error = None
     try:
-        value = float(value_of(check, ctx))
+        value = float(check.value(ctx))
     except OverdubError as exc:
         value, error = math.nan, str(exc)
     except Exception as exc:  # a bug in a reading must not take the other checks down

@@ -86,9 +86,17 @@ def score_main(argv: list[str]) -> int:
                         default=0.9, help="the score that passes, 0..1 (default 0.9)")
     parser.add_argument("--trust-kernels", action="store_true",
                         help="run song-defined devices in-process instead of the sandbox")
+    parser.add_argument("--weak-sandbox", action="store_true",
+                        help="run untrusted kernels even where a required sandbox layer cannot be applied "
+                             "(also OVERDUB_WEAK_SANDBOX=1); the result says which layers ran")
     args = parser.parse_args(argv)
     from ..song.submission import load_submission
     from .report import dumps_json, result_to_dict
+
+    if args.weak_sandbox:
+        from ..render.trust import allow_weak_sandbox
+
+        allow_weak_sandbox()
     from .tasks import score_task
 
     bench = _bench(args.bench)

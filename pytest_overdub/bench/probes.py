@@ -11,7 +11,8 @@ dry hit is the peak in the first 20 ms after the onset; the echo is the peak fro
 The *first repeat* is the first 1 ms frame in that window within 6 dB of the window's peak, located to
 the sample by the largest |x| in the 20 ms that follow it. Decay checks play probe notes 4 s apart at
 120 bpm, velocity 0.8, on the instrument alone, with 10 ms frames. Tone checks play 1 s tones 4 beats
-apart at 120 bpm and compare the RMS over 0.4-0.9 s of each tone with inserts and without.
+apart at 120 bpm and compare the RMS over 0.4-0.9 s of each tone with inserts and without. Every time in
+seconds becomes a sample index as the song timing rounds it (half up, :func:`seconds_to_frames`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from ..devices.params import DeviceSpec
 from ..dsp.levels import gain_to_db
 from ..errors import TaskError
 from ..song.model import Clip, Master, Note, Song, Track
-from .checks import FLOOR_DB, Context
+from ..song.timing import seconds_to_frames
+from .context import Context
 
 CLICK_ID = "bench.click"
 SINE_ID = "bench.sine"
@@ -40,11 +42,11 @@ class Click(Instrument):
 
     def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
         out = np.zeros((2, n_frames))
-        n = int(0.05 * self.sr)  # 50 ms holds the blip down to -72 dB
+        n = seconds_to_frames(0.05, sr=self.sr)  # 50 ms holds the blip down to -72 dB
         t = np.arange(n) / self.sr
         blip = np.sin(2 * np.pi * 1000.0 * t) * np.exp(-t / 0.003)
         for note in notes:
-            a = int(round(note.start_s * self.sr))
+            a = seconds_to_frames(note.start_s, sr=self.sr)
             b = min(n_frames, a + n)
             if a < b:
                 out[:, a:b] += 0.5 * note.velocity * blip[: b - a]
@@ -58,10 +60,10 @@ class Sine(Instrument):
 
     def render(self, notes: list[NoteEvent], *, n_frames: int) -> np.ndarray:
         out = np.zeros((2, n_frames))
-        fade = int(0.01 * self.sr)
+        fade = seconds_to_frames(0.01, sr=self.sr)
         for note in notes:
-            a = int(round(note.start_s * self.sr))
-            n = int(round(note.dur_s * self.sr))
+            a = seconds_to_frames(note.start_s, sr=self.sr)
+            n = seconds_to_frames(note.dur_s, sr=self.sr)
             b = min(n_frames, a + n)
             if a >= b:
                 continue
@@ -77,7 +79,8 @@ PROBES = {CLICK_ID: Click, SINE_ID: Sine}
 
 # --- the probe song -----------------------------------------------------------------------------
 
-def _track(ctx: Context, ref: str) -> Track:
+def probe_track(ctx: Context, ref: str) -> Track:
+    """The agent's track ``ref`` names (as a scope finds it); :class:`TaskError` if it is not there."""
     from ..notes.selection import resolve_tracks
 
     tracks = resolve_tracks(ctx.song, [ref], start_song=ctx.start)
@@ -118,16 +121,16 @@ def echo_figures(x: np.ndarray, *, sr: int) -> tuple[float, float, float]:
     frame = sr // 1000
     n = len(mono) // frame
     env = mono[: n * frame].reshape(n, frame).max(axis=1)
-    dry_end = int(0.020 * sr)
+    dry_end = seconds_to_frames(0.020, sr=sr)
     dry_at = int(np.argmax(mono[:dry_end]))
     dry = float(mono[dry_at])
-    lo_f = (dry_at + int(0.040 * sr)) // frame
-    hi_f = min(n, (dry_at + int(2.0 * sr)) // frame)
+    lo_f = (dry_at + seconds_to_frames(0.040, sr=sr)) // frame
+    hi_f = min(n, (dry_at + seconds_to_frames(2.0, sr=sr)) // frame)
     window = env[lo_f:hi_f]
     if window.size == 0 or window.max() <= 0:
         return dry, 0.0, math.inf
     first = lo_f + int(np.argmax(window >= 0.5 * window.max()))
-    a, b = first * frame, min(len(mono), first * frame + int(0.020 * sr))
+    a, b = first * frame, min(len(mono), first * frame + seconds_to_frames(0.020, sr=sr))
     at = a + int(np.argmax(mono[a:b]))
     return dry, float(mono[at]), (at - dry_at) / sr * 1000.0
 
@@ -140,23 +143,9 @@ def _click_song(ctx: Context, track: Track, tempo: float, *, inserts: bool) -> S
                       instrument=Inst(device=CLICK_ID), inserts=inserts)
 
 
-def echo_value(check: Any, ctx: Context) -> float:
-    track = _track(ctx, check.track)
-    if check.kind == "dryKept":
-        tempo = check.tempos[0]
-        with_fx = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=True)), sr=ctx.sr)[0]
-        without = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=False)), sr=ctx.sr)[0]
-        return _db(with_fx) - _db(without)
-    values = []
-    for tempo in check.tempos:
-        dry, echo, delay_ms = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=True)), sr=ctx.sr)
-        if check.kind == "echoTime":
-            if check.beats is None:
-                raise TaskError(f"check {check.id}: echoTime needs `beats`, the wanted delay")
-            values.append(abs(delay_ms - check.beats * 60000.0 / tempo))
-        else:
-            values.append(_db(echo) - _db(dry) if echo > 0 else FLOOR_DB)
-    return max(values)
+def echo_at(ctx: Context, track: Track, tempo: float, *, inserts: bool) -> tuple[float, float, float]:
+    """:func:`echo_figures` of one click at beat 0 through ``track``'s inserts (or none) at ``tempo``."""
+    return echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=inserts)), sr=ctx.sr)
 
 
 # --- decay --------------------------------------------------------------------------------------
@@ -168,8 +157,8 @@ def decay_figures(x: np.ndarray, *, sr: int, starts_s: list[float], window_s: fl
     frame = sr // 100
     out = []
     for s in starts_s:
-        a = int(round(s * sr))
-        seg = mono[a: a + int(window_s * sr)]
+        a = seconds_to_frames(s, sr=sr)
+        seg = mono[a: a + seconds_to_frames(window_s, sr=sr)]
         n = len(seg) // frame
         env = seg[: n * frame].reshape(n, frame).max(axis=1) if n else np.zeros(1)
         above = np.nonzero(env > 10 ** (threshold_db / 20))[0]
@@ -178,34 +167,33 @@ def decay_figures(x: np.ndarray, *, sr: int, starts_s: list[float], window_s: fl
     return out
 
 
-def decay_value(check: Any, ctx: Context) -> float:
-    track = _track(ctx, check.track)
+def decay_at(ctx: Context, track: Track, probe_notes: list[Any], *, threshold_db: float
+             ) -> list[tuple[float, float]]:
+    """:func:`decay_figures` of the probe notes (``p``, ``d`` in beats) played 4 s apart at 120 bpm,
+    velocity 0.8, on ``track``'s instrument alone."""
     if track.instrument is None:
-        raise TaskError(f"track {check.track!r} has no instrument to probe")
+        raise TaskError(f"track {track.name or track.id!r} has no instrument to probe")
     spacing = 8.0  # beats at 120 bpm = 4 s
-    notes = [Note(p=n.p, t=i * spacing, d=n.d, v=0.8, id=f"n_probe{i}") for i, n in enumerate(check.notes)]
+    notes = [Note(p=n.p, t=i * spacing, d=n.d, v=0.8, id=f"n_probe{i}") for i, n in enumerate(probe_notes)]
     song = probe_song(ctx.song, track, tempo=PROBE_TEMPO, notes=notes, length_beats=spacing * len(notes),
                       instrument=track.instrument, inserts=False)
-    figures = decay_figures(_render(ctx, song), sr=ctx.sr, starts_s=[i * 4.0 for i in range(len(notes))],
-                            window_s=4.0, threshold_db=check.threshold)
-    if check.kind == "decayTime":
-        return max(t for t, _ in figures)
-    peaks = [p for _, p in figures]
-    return max(peaks) if check.which == "loudest" else min(peaks)
+    return decay_figures(_render(ctx, song), sr=ctx.sr, starts_s=[i * 4.0 for i in range(len(notes))],
+                         window_s=4.0, threshold_db=threshold_db)
 
 
 # --- tones --------------------------------------------------------------------------------------
 
-def tone_value(check: Any, ctx: Context) -> float:
+def tone_gain_db(ctx: Context, track: Track, pitch: int) -> float:
+    """RMS over 0.4-0.9 s of a 1 s ``bench.sine`` tone at ``pitch`` through ``track``'s inserts minus
+    without them, dB."""
     from ..song.model import Instrument as Inst
 
-    track = _track(ctx, check.track)
-    notes = [Note(p=check.pitch, t=0.0, d=2.0, v=1.0, id="n_probe")]
+    notes = [Note(p=pitch, t=0.0, d=2.0, v=1.0, id="n_probe")]
 
     def rms_db(inserts: bool) -> float:
         song = probe_song(ctx.song, track, tempo=PROBE_TEMPO, notes=notes, length_beats=4.0,
                           instrument=Inst(device=SINE_ID), inserts=inserts)
-        x = _render(ctx, song)[:, int(0.4 * ctx.sr): int(0.9 * ctx.sr)]
+        x = _render(ctx, song)[:, seconds_to_frames(0.4, sr=ctx.sr): seconds_to_frames(0.9, sr=ctx.sr)]
         return _db(float(np.sqrt(np.mean(x ** 2))))
 
     return rms_db(True) - rms_db(False)
@@ -213,30 +201,17 @@ def tone_value(check: Any, ctx: Context) -> float:
 
 # --- defined ------------------------------------------------------------------------------------
 
-def defined_value(check: Any, ctx: Context) -> float:
-    """1 if the track plays a song-defined device of the wanted kind that is new or changed."""
-    track = _track(ctx, check.track)
-    if check.deviceKind == "instrument":
+def defined(ctx: Context, track: Track, device_kind: str) -> float:
+    """1 if ``track`` plays a song-defined device of ``device_kind`` that is new or changed since the start."""
+    if device_kind == "instrument":
         ids = [track.instrument.device] if track.instrument else []
     else:
         ids = [i.device for i in track.inserts if i.on]
     for dev in ids:
         d = ctx.song.devices.get(dev)
-        if d is None or d.kind != check.deviceKind:
+        if d is None or d.kind != device_kind:
             continue
         before = ctx.start.devices.get(dev)
         if before is None or before.kernel != d.kernel or before.params != d.params:
             return 1.0
     return 0.0
-
-
-def value(check: Any, ctx: Context) -> float:
-    if check.kind == "defined":
-        return defined_value(check, ctx)
-    if check.kind in ("echoTime", "echoLevel", "dryKept"):
-        return echo_value(check, ctx)
-    if check.kind in ("decayTime", "decayPeak"):
-        return decay_value(check, ctx)
-    if check.kind == "toneGain":
-        return tone_value(check, ctx)
-    raise TaskError(f"check {check.id}: {check.kind!r} is not a probe kind")

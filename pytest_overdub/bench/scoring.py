@@ -77,6 +77,10 @@ class TaskResult:
     grader_hash: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     error: str | None = None
+    #: What confined the submission's song-defined kernels (None when it defines none): ``{"kernels":
+    #: "in-process"}``, or ``{"kernels": "sandboxed", "layers": [...], "missing": [...],
+    #: "weak_sandbox_allowed": bool}`` (:meth:`~pytest_overdub.render.sandbox.client._Session.confinement`).
+    confinement: dict | None = None
 
     def check(self, check_id: str) -> CheckResult:
         for c in self.checks:
@@ -90,6 +94,11 @@ class TaskResult:
             lines.append(f"  ERROR: {self.error}")
         lines += [f"  {c.line(task_error=self.error)}" for c in self.checks]
         lines += [f"  warning: {w}" for w in self.warnings]
+        if self.confinement is not None:
+            c = self.confinement
+            how = ", ".join(c.get("layers") or ()) or "no layer reported"
+            lines.append(f"  kernels: {c['kernels']}" + (f" ({how})" if c["kernels"] == "sandboxed" else ""))
+            lines += [f"  sandbox layer missing: {m}" for m in c.get("missing") or ()]
         return "\n".join(lines)
 
 

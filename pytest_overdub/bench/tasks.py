@@ -154,13 +154,15 @@ def score_task(task: Task, submission: Submission | Song | None, *, bench: Bench
 
         trusted = trust_kernels_default()
     ctx = Context(start=start, song=song, trusted=trusted)
-    with kernel_scope(song, trusted=trusted):  # the scoring's song-defined devices share a sandbox child
+    with kernel_scope(song, trusted=trusted) as session:  # the scoring's song-defined devices share a child
         results = [evaluate(c, ctx) for c in task.checks]
+        confinement = session.confinement() if session is not None else \
+            ({"kernels": "in-process"} if song.devices else None)
     results.append(clean_result(ctx))
     warnings = tuple(dict.fromkeys(_warning_text(w) for w in ctx.warnings))
     return TaskResult(task=task.id, title=task.title, score=task_score(results), checks=tuple(results),
                       warnings=warnings, bench_version=BENCH_VERSION, grader_hash=grader_hash(task),
-                      timings={"seconds": round(time.perf_counter() - t0, 3)})
+                      timings={"seconds": round(time.perf_counter() - t0, 3)}, confinement=confinement)
 
 
 def _warning_text(w: Any) -> str:

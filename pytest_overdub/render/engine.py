@@ -10,9 +10,10 @@ Conventions, and the choices this module makes (docs/rendering.md states them fo
 
 * **Float64, stereo ``(2, n)``, 48 kHz canonical.** ``n`` = the song's end (rounded up to a bar) plus a
   1.5 s tail (:mod:`pytest_overdub.song.timing`). Frames are found by rounding half up.
-* **Which tracks are heard.** ``tracks=None``: the whole mix; if any track is soloed only soloed tracks
-  play, and a muted track never plays (mute wins over solo). ``tracks=[ids or names]``: exactly those
-  tracks, mute and solo ignored (how scopes render). ``Render.stems`` holds the heard tracks only.
+* **Which tracks are heard.** ``tracks=None``: the whole mix, as :func:`.heard.heard_tracks` (the one rule
+  the bench's checks share) says: if any track is soloed only soloed tracks play, and a muted track never
+  plays (mute wins over solo). ``tracks=[ids or names]``: exactly those tracks, mute and solo ignored (an
+  export; the bench narrows a scope to the heard tracks first). ``Render.stems`` holds the rendered tracks.
 * **Notes.** A note at ``clip.start + note.t`` beats; a note with ``t >= clip.length`` is not heard; its
   heard duration is ``min(d, length - t)``; a muted clip is skipped. ``NoteEvent.index`` is the note's
   position among all the track's notes (every clip, in clip order, muted or not), so it is stable. Notes
@@ -74,6 +75,7 @@ from ..dsp.signals import device_seed
 from ..errors import DeviceError, RenderError
 from ..song.model import Clip, Insert, Song, Track, song_from_data
 from ..song.timing import Timeline
+from .heard import heard_tracks, named_tracks
 from .stems import StemCache, StemWarning, default_cache, stem_key
 
 #: Longest segment an automated effect is processed in while a param ramps.
@@ -628,23 +630,6 @@ def _track_source(track: Track, ctx: _Ctx, warnings: list[StemWarning]) -> np.nd
     return x if audio is None else x + audio
 
 
-def heard_tracks(song: Song, tracks: Iterable[str] | None) -> list[tuple[int, Track]]:
-    """(position, track) of each heard track, in song order (see the module docstring)."""
-    if tracks is None:
-        soloed = any(t.solo for t in song.tracks)
-        return [(i, t) for i, t in enumerate(song.tracks) if not t.mute and (t.solo or not soloed)]
-    if isinstance(tracks, str):
-        raise RenderError(f"tracks must be a list of track ids or names, not the string {tracks!r}")
-    wanted: set[str] = set()
-    for ref in tracks:
-        tr = song.track(ref)
-        if tr is None:
-            known = ", ".join(f"{t.id} ({t.name})" for t in song.tracks) or "none"
-            raise RenderError(f"track {ref!r} is not in song {song.id!r}; its tracks are: {known}")
-        wanted.add(tr.id)
-    return [(i, t) for i, t in enumerate(song.tracks) if t.id in wanted]
-
-
 def _master(mix: np.ndarray, ctx: _Ctx, warnings: list[RenderWarning]) -> np.ndarray:
     master = ctx.song.master
     local: list[StemWarning] = []
@@ -670,7 +655,8 @@ def _trust_default(song: Song) -> bool:
 def kernel_scope(song: Song, *, trusted: bool):
     """The sandbox's kernel session (one child serves the song-defined devices of a render, or of a
     whole scoring around it, one after another: :func:`.sandbox.kernel_session`) when ``song`` defines
-    devices and they are sandboxed; otherwise nothing, and nothing of the sandbox is imported."""
+    devices and they are sandboxed; otherwise nothing, and nothing of the sandbox is imported. It yields
+    the session (its ``confinement()`` says what confined the kernels), or None."""
     if trusted or not song.devices:
         return contextlib.nullcontext()
     from .sandbox import kernel_session
@@ -702,7 +688,7 @@ def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
     stems: dict[str, np.ndarray] = {}
     warnings: list[RenderWarning] = []
     with kernel_scope(song, trusted=trusted):
-        for pos, track in heard_tracks(song, tracks):
+        for pos, track in heard_tracks(song) if tracks is None else named_tracks(song, tracks):
             key = stem_key(song, track, sr=tl.sr, n_frames=tl.n_frames, trusted=trusted,
                            overrides=override_names)
             stem = cache.get(key)

@@ -24,7 +24,6 @@ Error messages carry the kernel's own traceback with line numbers in its source.
 
 from __future__ import annotations
 
-import builtins
 import linecache
 import math
 import re
@@ -38,6 +37,7 @@ from ..devices.base import Effect, Instrument, NoteEvent
 from ..devices.params import DeviceSpec, Param
 from ..dsp.signals import device_seed
 from ..errors import KernelError
+from .kernel_imports import kernel_builtins
 from .trust import trust_kernels_default
 
 #: A song-defined device id (docs/formats.md).
@@ -258,7 +258,7 @@ class KernelRuntime:
             code = compile(d.source, d.filename, "exec", dont_inherit=True)
         except SyntaxError as e:
             raise kernel_fault(d, "does not compile", e) from None
-        ns = {"__name__": f"kernel_{d.id}", "__builtins__": builtins, "np": np, "math": math,
+        ns = {"__name__": f"kernel_{d.id}", "__builtins__": kernel_builtins(), "np": np, "math": math,
               "dsp": self.ctx.dsp}
         try:
             exec(code, ns)

@@ -80,6 +80,37 @@ def stem_key(song: Song, track: Track, *, sr: int, n_frames: int, trusted: bool,
     return h.hexdigest()
 
 
+def mix_key(song: Song, track_ids: Iterable[str], *, sr: int, trusted: bool,
+            overrides: Iterable[str] = ()) -> str:
+    """The sha256 (hex) of everything a render of ``song`` playing exactly ``track_ids`` depends on: each
+    played track's :func:`stem_key` with its position (the warnings name it), the master chain with the
+    definitions of the song-defined devices on it, the song's timeline (tempo, bar, end), the sample rate,
+    the render length and the trust.
+
+    Two songs built separately with equal content share a key; so do two songs that differ only in
+    tracks the render does not play. Mute and solo are not in it: the caller chose ``track_ids``.
+    """
+    from ..song.timing import Timeline
+
+    tl = Timeline.of(song, sr=sr)
+    n_frames = tl.n_frames
+    wanted = set(track_ids)
+    h = hashlib.sha256()
+    h.update(ENGINE_VERSION.encode())
+    h.update(_canon({"tempo": tl.tempo_bpm, "sr": tl.sr, "n_frames": int(n_frames), "end": tl.end_beats,
+                     "bar": tl.beats_per_bar, "trusted": bool(trusted), "overrides": sorted(overrides)}))
+    h.update(_canon({"master": song.master.model_dump(mode="json", by_alias=True)}))
+    for dev_id in sorted({ins.device for ins in song.master.inserts}):
+        defn = song.devices.get(dev_id)
+        if defn is not None:
+            h.update(_canon({"device": defn.model_dump(mode="json", by_alias=True)}))
+    for pos, track in enumerate(song.tracks):
+        if track.id in wanted:
+            key = stem_key(song, track, sr=sr, n_frames=n_frames, trusted=trusted, overrides=overrides)
+            h.update(_canon({"position": pos, "stem": key}))
+    return h.hexdigest()
+
+
 class StemCache:
     """An LRU of stems bounded by their total size in bytes. ``max_bytes=0`` caches nothing.
 

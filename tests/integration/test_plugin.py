@@ -100,7 +100,7 @@ def test_solves_one_task_breaks_another(pytester, bench, solved_song):
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
     data = json.loads(report.read_text())
-    assert data["bench_version"] == "overdub-bench/0"
+    assert data["bench_version"] == "overdub-bench/1"
     assert data["submission"]["sha256"] == load_submission(solved_song).sha256
     assert data["mode"] == "submission" and data["pass_line"] == 0.9
     by_id = {t["id"]: t for t in data["tasks"]}
@@ -112,6 +112,7 @@ def test_solves_one_task_breaks_another(pytester, bench, solved_song):
         assert by_id[tid]["checks"] == list(expected["checks"])
         assert by_id[tid]["grader_hash"] == res.grader_hash
         assert by_id[tid]["warnings"] == list(res.warnings)
+        assert by_id[tid]["confinement"] is expected["confinement"] is None  # no song-defined device
     assert data["mean"] == round((want[QUANT].score + want[DRUMS].score) / 2, 3)
 
     # the failure explains itself: the check's line, the task score, the submission

@@ -1,12 +1,11 @@
-"""The note kinds as a task reads them: the key is the task's, the tolerance is 30 ms, `heard` plays the
-song as the engine does (mute and solo)."""
+"""The note kinds as a task reads them: the key is the task's, the tolerance is 30 ms; and the writing
+tasks' `heard` gate hears the song as the engine plays it (mute and solo)."""
 
 import json
 
 import pytest
 
-from pytest_overdub.bench.checks import Context
-from pytest_overdub.bench.kinds import value_of
+from pytest_overdub.bench.context import Context
 from pytest_overdub.bench.tasks import bundled_bench, candidate_song, start_song
 from pytest_overdub.song.submission import submission_from_data
 
@@ -36,8 +35,8 @@ def test_a_chromatic_key_in_the_answer_does_not_change_in_key():
                          *bass_clip(ROOTS_AND_G_SHARP)])
     assert chromatic.song.key.scale == "chromatic"
     # four of eight notes are G#, not in A minor, whatever key the answer declares
-    assert value_of(check("in-key"), plain) == 0.5
-    assert value_of(check("in-key"), chromatic) == 0.5
+    assert check("in-key").value(plain) == 0.5
+    assert check("in-key").value(chromatic) == 0.5
 
 
 def test_a_bassline_16_ms_behind_the_beat_keeps_its_roots():
@@ -45,11 +44,11 @@ def test_a_bassline_16_ms_behind_the_beat_keeps_its_roots():
     notes = [{"p": p, "t": t + late, "d": 1.5, "v": 0.8} for p, t in ((33, 0), (40, 2), (29, 4), (36, 6),
                                                                        (36, 8), (31, 10), (31, 12), (38, 14))]
     ctx = ctx_for(bass_clip(notes))
-    assert value_of(check("roots"), ctx) == 1.0
-    assert value_of(check("chord-tones"), ctx) == 1.0
+    assert check("roots").value(ctx) == 1.0
+    assert check("chord-tones").value(ctx) == 1.0
     # 40 ms behind (0.061 beats at 92 bpm) is off the beat
     off = [{**x, "t": x["t"] - late + 0.04 * START.tempo / 60} for x in notes]
-    assert value_of(check("roots"), ctx_for(bass_clip(off))) == 0.0
+    assert check("roots").value(ctx_for(bass_clip(off))) == 0.0
 
 
 ORACLE = json.loads(BENCH.oracle_path("write-bassline").read_text())["ops"]
@@ -58,17 +57,17 @@ ORACLE = json.loads(BENCH.oracle_path("write-bassline").read_text())["ops"]
 @pytest.mark.parametrize("patch", [{"mute": True}, {"mute": True, "solo": True}])
 def test_heard_honours_mute_and_mute_wins_over_solo(patch):
     ops = [*ORACLE, {"type": "track.set", "track": "Bass", "patch": patch}]
-    assert value_of(check("heard"), ctx_for(ops)) == -120.0
+    assert check("heard").value(ctx_for(ops)) == -120.0
 
 
 def test_heard_is_silent_when_another_track_is_soloed():
     ops = [*ORACLE, {"type": "track.set", "track": "Keys", "patch": {"solo": True}}]
-    assert value_of(check("heard"), ctx_for(ops)) == -120.0
+    assert check("heard").value(ctx_for(ops)) == -120.0
 
 
 def test_heard_reads_the_bass_the_mix_plays():
-    loud = value_of(check("heard"), ctx_for(ORACLE))
-    soloed = value_of(check("heard"), ctx_for([*ORACLE, {"type": "track.set", "track": "Bass",
+    loud = check("heard").value(ctx_for(ORACLE))
+    soloed = check("heard").value(ctx_for([*ORACLE, {"type": "track.set", "track": "Bass",
                                                           "patch": {"solo": True}}]))
     assert -30 < loud < -10
     assert soloed == loud  # the same stem through the same master: solo only silences the others

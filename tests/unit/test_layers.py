@@ -5,8 +5,13 @@
 ``errors``, the package root (version strings) and ``devices.params`` (plain parameter tables) are shared
 ground every layer may read. The ``overdub`` command's subcommand modules (``cli.COMMANDS``) belong to the
 cli layer wherever they live. On top of the order: measure and notes never import render, bench or the
-ops language (a meter takes an array, a reading takes notes). Imports are read with ``ast``, including the
-lazy ones inside functions, so a late import cannot hide a wrong direction.
+ops language (a meter takes an array, a reading takes notes). Inside the bench the flow is one way too:
+
+    scoring  <  context  <  checks, probes  <  model  <  tasks and the rest
+
+(a check kind's class computes its value with the scope and probe machinery, which never reads the check
+models), so no bench module is in an import cycle. Imports are read with ``ast``, including the lazy ones
+inside functions, so a late import cannot hide a wrong direction.
 """
 
 from __future__ import annotations
@@ -51,6 +56,79 @@ def _imports(path: Path) -> set[str]:
                 found.add(sub if (PKG.parent / Path(*sub.split("."))).with_suffix(".py").exists()
                           or (PKG.parent / Path(*sub.split("."))).is_dir() else base)
     return {m for m in found if m == "pytest_overdub" or m.startswith("pytest_overdub.")}
+
+
+def _graph() -> dict[str, set[str]]:
+    return {_module_name(p): _imports(p) for p in _modules()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root] & graph.keys())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, edges = work[-1]
+            w = next(edges, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w] & graph.keys()))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_bench_module_is_in_an_import_cycle():
+    bench = [c for c in _cycles(_graph()) if any(m.startswith("pytest_overdub.bench.") for m in c)]
+    assert bench == []
+
+
+BENCH_RANK = {"scoring": 0, "context": 1, "checks": 2, "probes": 2, "model": 3}
+
+
+def test_the_check_machinery_never_reads_the_check_models():
+    wrong = []
+    for name, targets in _graph().items():
+        mine = BENCH_RANK.get(name.removeprefix("pytest_overdub.bench."))
+        if not name.startswith("pytest_overdub.bench.") or mine is None:
+            continue
+        for target in sorted(targets):
+            theirs = BENCH_RANK.get(target.removeprefix("pytest_overdub.bench."), 9)
+            if target.startswith("pytest_overdub.bench.") and theirs >= mine and target != name:
+                wrong.append(f"{name} imports {target}")
+    assert wrong == []
 
 
 def _command_modules() -> set[str]:

@@ -6,9 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_overdub.bench.checks import Context
-from pytest_overdub.bench.model import DecayCheck, DefinedCheck, EchoCheck, ToneCheck
-from pytest_overdub.bench.probes import value
+from pydantic import TypeAdapter
+
+from pytest_overdub.bench.context import Context
+from pytest_overdub.bench.model import Check
 from pytest_overdub.song.model import load_song
 from pytest_overdub.song.ops import apply_ops
 
@@ -58,8 +59,17 @@ def _ctx(kernel: str, kind: str, track: str) -> Context:
     return Context(start=LAB, song=apply_ops(LAB, ops), trusted=True)
 
 
-def _echo(kind: str, **kw) -> EchoCheck:
-    return EchoCheck(id="e", label="e", kind=kind, target=(None, None), track="Snaps", **kw)
+def _check(kind: str, **kw):
+    """A check of ``kind`` read through the task model's union, as a task file's check is."""
+    return TypeAdapter(Check).validate_python({"id": "c", "label": "c", "kind": kind, "target": [None, None], **kw})
+
+
+def value(check, ctx: Context) -> float:
+    return check.value(ctx)
+
+
+def _echo(kind: str, **kw):
+    return _check(kind, track="Snaps", **kw)
 
 
 def test_an_ideal_450_ms_delay_reads_its_time_level_and_dry_exactly():
@@ -81,7 +91,7 @@ def test_a_one_pole_low_pass_reads_its_analytic_response(pitch):
     a = math.exp(-2 * math.pi * fc / sr)
     w = 2 * math.pi * f / sr
     want = 20 * math.log10((1 - a) / math.sqrt(1 - 2 * a * math.cos(w) + a * a))
-    got = value(ToneCheck(id="t", label="t", kind="toneGain", target=(None, None), track="Room", pitch=pitch), ctx)
+    got = value(_check("toneGain", track="Room", pitch=pitch), ctx)
     assert got == pytest.approx(want, abs=0.05)
 
 
@@ -90,17 +100,15 @@ def test_an_exponential_decay_reads_its_time_constant_and_peak():
     notes = [{"p": 60, "d": 0.5}, {"p": 60, "d": 4}]
     # peak 0.5 * 0.8 = 0.4 (-7.96 dBFS); it falls under -60 dBFS (0.001) after 0.1 s * ln(400) = 0.599 s,
     # read on 10 ms frames (the last frame above the threshold ends at 0.60 s)
-    t = value(DecayCheck(id="d", label="d", kind="decayTime", target=(None, None), track="Bell", notes=notes,
-                         threshold=-60), ctx)
+    t = value(_check("decayTime", track="Bell", notes=notes, threshold=-60), ctx)
     assert t == pytest.approx(0.1 * math.log(400), abs=0.011)
-    peak = value(DecayCheck(id="p", label="p", kind="decayPeak", target=(None, None), track="Bell", notes=notes,
-                            which="loudest"), ctx)
+    peak = value(_check("decayPeak", track="Bell", notes=notes, which="loudest"), ctx)
     assert peak == pytest.approx(20 * math.log10(0.4), abs=0.01)
 
 
 def test_defined_sees_only_a_new_or_changed_kernel_of_the_right_kind():
     ctx = _ctx(IDEAL_DELAY, "effect", "Snaps")
-    check = DefinedCheck(id="b", label="b", kind="defined", target=(1, 1), track="Snaps", deviceKind="effect")
+    check = _check("defined", track="Snaps", deviceKind="effect")
     assert value(check, ctx) == 1.0
     assert value(check.model_copy(update={"deviceKind": "instrument"}), ctx) == 0.0
     # the same song as its own start: the kernel is neither new nor changed

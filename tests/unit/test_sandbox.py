@@ -44,6 +44,12 @@ ECHO_PARAMS = [{"key": "time", "label": "time", "min": 0.001, "max": 2.0, "def":
                {"key": "mix", "label": "mix", "min": 0.0, "max": 1.0, "def": 0.5, "unit": ""}]
 
 
+# The import allow-list is the kernel contract, not a boundary (every module carries the real builtins): a
+# case that tests a layer beneath it gets its modules the way an attacker would.
+ESCAPE = ("(__builtins__ if isinstance(__builtins__, dict) else vars(__builtins__))['__import__'] = "
+          "np.__builtins__['__import__']\n")
+
+
 def effect(body: str, *, params=(), dev_id="test.k") -> dict:
     return {"id": dev_id, "kind": "effect", "name": dev_id, "kernel": textwrap.dedent(body),
             "params": list(params), "version": 1}
@@ -55,7 +61,7 @@ def sandboxed(defn: dict, limits: SandboxLimits = LIMITS):
 
 def run_bad(body: str, limits: SandboxLimits = LIMITS) -> KernelError:
     """Build and run a kernel whose ``process`` does something forbidden; return the fault."""
-    src = "import os, sys, socket, subprocess, ctypes, time, signal\n\ndef process(x, params, ctx):\n" + \
+    src = ESCAPE + "import os, sys, socket, subprocess, ctypes, time, signal\n\ndef process(x, params, ctx):\n" + \
         textwrap.indent(textwrap.dedent(body), "    ") + "\n    return x\n"
     dev = sandboxed(effect(src), limits)
     with pytest.raises(KernelError) as info:
@@ -83,7 +89,7 @@ def test_all_layers_active_as_root():
     for layer in ("rlimit", "no_new_privs", "seccomp"):
         assert layer in layers
     if os.geteuid() == 0:
-        assert "netns" in layers and "uid(nobody)" in layers
+        assert "netns" in layers and "uid(" in layers
     assert dev._backend.vm_read or os.geteuid() != 0  # root may read the child's output directly
 
 
@@ -165,7 +171,7 @@ def test_cpu_burn_is_stopped_by_the_cpu_limit():
 def test_each_device_gets_a_child_with_its_own_limits():
     """Children are claimed one device ahead; a device whose limits differ from the child claimed ahead
     must still get a child hardened with its own limits (here read back as the RLIMIT_CPU soft limit)."""
-    reads_limit = effect("import resource\n\ndef process(x, params, ctx):\n"
+    reads_limit = effect(ESCAPE + "import resource\n\ndef process(x, params, ctx):\n"
                          "    return x * resource.getrlimit(resource.RLIMIT_CPU)[0]\n")
     seen = []
     for limits in (LIMITS, SHORT_CPU, SHORT_CPU, LIMITS):

@@ -7,10 +7,12 @@ layers that stop it, so the scorer's fault message can say what was tried. At mo
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 
 from .framing import send
+from .replies import MAX_NOTE_CHARS, clip
 from .seccomp import WRITE_FLAGS
 
 _AUDIT_WHAT = {
@@ -50,6 +52,8 @@ def install_audit_notes(chan: socket.socket):
                 (isinstance(flags, int) and flags & WRITE_FLAGS)
             what = f"opened {path!r} for writing (file writes are not allowed)" if writing else \
                 f"opened {path!r}"
+        elif event == "resource.prlimit" and args and args[0] not in (0, os.getpid()):
+            what = f"called resource.prlimit on pid {args[0]} (acting on another process is not allowed)"
         elif event == "ctypes.dlsym" and len(args) > 1:
             what = f"looked up the C function {args[1]!r} with ctypes"
         if what is None:
@@ -57,7 +61,7 @@ def install_audit_notes(chan: socket.socket):
         busy[0] = True
         try:
             sent[0] += 1
-            send(chan, {"note": what})
+            send(chan, {"note": clip(what, MAX_NOTE_CHARS)})
         except OSError:
             pass
         finally:

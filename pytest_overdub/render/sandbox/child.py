@@ -14,8 +14,10 @@ counted from now). It exits instead (the scorer then takes a fresh child) when i
 CPU or kept more memory than the headroom its hard limits leave, or the kernel rebound a name in a module
 every kernel shares (numpy, math, builtins, the dsp stdlib and its classes).
 
-Everything the child sends is untrusted by the scorer; it reports ``cpu_ms`` (its CPU time since the
-hand-over) and ``timing_ms`` (pool + input copy, kernel, output write) as diagnostics only.
+Everything the child sends is untrusted by the scorer, which checks every field of every reply
+(:mod:`.replies`); it reports ``cpu_ms`` (its CPU time since the hand-over) and ``timing_ms`` (pool +
+input copy, kernel, output write) as diagnostics only, and clips a fault's texts to the sizes the scorer
+accepts.
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ import time
 from ..heap import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, MMAP_THRESHOLD_BYTES
 from .audit import install_audit_notes
 from .framing import recv, send
-from .layers import harden
+from .layers import harden, weak_refusal
 from .libc import libc
 from .limits import SandboxLimits
+from .replies import MAX_TEXT_CHARS, clip
 from .transport import VM_PROBE, child_pool, make_private
 
 #: Heap a child pre-faults while it waits as a spare (glibc keeps it: see :func:`_warm_heap`).
@@ -48,7 +51,8 @@ _WARM_KERNEL = {"id": "sandbox.warm-up", "kind": "effect", "version": 1, "params
                 "def process(x, params, ctx):\n    return np.concatenate([x[:, :1], x[:, 1:]], axis=1)\n"}
 
 
-def child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None = None) -> None:
+def child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None = None, *,
+               parent_pid: int | None = None) -> None:
     """A child: harden first, then wait (as a warm spare) for the scorer's socket, then serve it.
 
     While it waits it also does the per-process work that would otherwise land on the first call:
@@ -58,7 +62,7 @@ def child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None = 
     _warm_heap(WARM_HEAP_MB)
     _STATM[0] = os.open("/proc/self/statm", os.O_RDONLY)  # opened before Landlock shuts /proc
     keep = (_STATM[0], pool["fd"]) if pool else (_STATM[0],)
-    layers, missing = harden(spare.fileno(), limits, keep=keep)
+    layers, missing, unmet = harden(spare.fileno(), limits, keep=keep, parent_pid=parent_pid)
     from .. import kernels  # imported by the server before the fork: no file access here
 
     if pool:
@@ -80,7 +84,7 @@ def child_main(spare: socket.socket, limits: SandboxLimits, pool: dict | None = 
     probe = np.frombuffer(VM_PROBE, dtype=np.uint8).copy()
     send(chan, {"ready": True, "pid": os.getpid(), "layers": layers, "missing": missing,
                 "probe": probe.ctypes.data})
-    _serve_device(chan, kernels, limits, reset_notes, shared)
+    _serve_device(chan, kernels, limits, reset_notes, shared, unmet)
 
 
 def _map_pool(pool: dict) -> None:
@@ -92,10 +96,12 @@ def _map_pool(pool: dict) -> None:
     os.close(pool["fd"])
 
 
-def _serve_device(chan: socket.socket, kernels, limits: SandboxLimits, reset_notes, shared: int) -> None:
+def _serve_device(chan: socket.socket, kernels, limits: SandboxLimits, reset_notes, shared: int,
+                  unmet: list[str] = ()) -> None:
     """Answer the scorer's ``build``, call and ``release`` messages until it closes the socket. A
     kernel's fault and a failure of the child's own side are both replies (``"ok": False``); the loop goes
-    on. ``release`` has no reply: the next message is the next device's ``build``."""
+    on. ``release`` has no reply: the next message is the next device's ``build``. With required layers
+    ``unmet``, a build is refused before the kernel's source is read, unless it says ``"weak"``."""
     runtime = None
     while True:
         try:
@@ -110,22 +116,29 @@ def _serve_device(chan: socket.socket, kernels, limits: SandboxLimits, reset_not
         try:
             if msg["op"] == "build":
                 d = kernels.validate_definition(msg["defn"])
+                if unmet and not msg.get("weak"):
+                    raise kernels.KernelError(f"kernel {d.id} {weak_refusal(unmet)}")
                 runtime = kernels.KernelRuntime(d, sr=msg["sr"], tempo_bpm=msg["tempo_bpm"], seed=msg["seed"])
                 send(chan, {"ok": True, "tail_s": runtime.tail_s, "latency_frames": runtime.latency_frames,
                             "cpu_ms": _cpu_ms() - _CPU0[0]})
             else:
                 _child_call(chan, runtime, msg, fds)
         except kernels.KernelError as e:
-            send(chan, {"ok": False, "error": str(e), "reason": getattr(e, "reason", str(e))})
+            _send_fault(chan, str(e), str(getattr(e, "reason", e)))
         except Exception as e:  # noqa: BLE001 - the host side of the child failed (e.g. a limit hit)
             why = f"the sandbox child failed: {type(e).__name__}: {e}"
-            send(chan, {"ok": False, "error": why, "reason": why})
+            _send_fault(chan, why, why)
         finally:
             for fd in fds:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
+
+
+def _send_fault(chan: socket.socket, error: str, reason: str) -> None:
+    """A fault reply, its texts clipped to what the scorer accepts (a kernel's message may be huge)."""
+    send(chan, {"ok": False, "error": clip(error, MAX_TEXT_CHARS), "reason": clip(reason, MAX_TEXT_CHARS)})
 
 
 def _release(runtime, limits: SandboxLimits, shared: int) -> None:

@@ -3,24 +3,28 @@
 :func:`kernel_session`, the scope in which one child serves a scoring's devices one after another.
 
 The scorer enforces a wall-clock timeout and checks the output's shape and finiteness itself; everything
-the child reports is treated as untrusted. Faults are :class:`~pytest_overdub.errors.KernelError` with a
-``reason``: the kernel's traceback, "CPU time limit of 2 s exceeded", "wall-clock timeout of 3 s",
-"stopped by the sandbox: a forbidden system call; the kernel called os.system ...", ...
+the child reports is treated as untrusted: each reply is bounded and checked field by field before it is
+used (:mod:`.replies`), and a malformed one ends the child. Faults are
+:class:`~pytest_overdub.errors.KernelError` with a ``reason``: the kernel's traceback, "CPU time limit of
+2 s exceeded", "wall-clock timeout of 3 s", "stopped by the sandbox: a forbidden system call; the kernel
+called os.system ...", "sent a malformed reply while loading: latency_frames 60000000 is outside
+0..480000", ...
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import os
 import signal
 import time
 from dataclasses import dataclass, field
 
 from ...errors import KernelError
-from .framing import recv, send
+from ..trust import weak_sandbox_allowed
+from .framing import BadMessage, recv, send
 from .handle import fork_server
 from .limits import DEFAULT_LIMITS, SandboxLimits
+from .replies import MAX_NOTES, MAX_REPLY_BYTES, BadReply, check_reply, printable, reply_kind
 from .transport import VM_PROBE, vm_read
 
 _SIGNAL_WHY = {
@@ -58,6 +62,22 @@ class _Session:
 
     idle: list = field(default_factory=list)
     server: object = None
+    layers: list = field(default_factory=list)  # what this session's children reported, in order seen
+    missing: list = field(default_factory=list)
+
+    def saw(self, layers, missing) -> None:
+        self.layers.extend(n for n in layers if n not in self.layers)
+        self.missing.extend(m for m in missing if m not in self.missing)
+
+    def confinement(self) -> dict:
+        """What confined this session's kernels: the layers and missing layers its children reported (or,
+        when every stem came from the cache, the last ones this process saw), and whether an untrusted
+        kernel was allowed to run without a required layer (the weak-sandbox opt-out)."""
+        layers, missing = self.layers, self.missing
+        if not layers and not missing and _LAST_SEEN:
+            layers, missing = list(_LAST_SEEN[0]), list(_LAST_SEEN[1])
+        return {"kernels": "sandboxed", "layers": list(layers), "missing": list(missing),
+                "weak_sandbox_allowed": weak_sandbox_allowed()}
 
     def take(self, limits: SandboxLimits) -> _Child | None:
         for i in range(len(self.idle) - 1, -1, -1):
@@ -65,6 +85,9 @@ class _Session:
                 return self.idle.pop(i)
         return None
 
+
+#: The layers and missing layers the last child this process used reported.
+_LAST_SEEN: list = []
 
 _SESSION: contextvars.ContextVar[_Session | None] = contextvars.ContextVar("overdub_kernel_session",
                                                                           default=None)
@@ -82,18 +105,26 @@ def kernel_session():
 
     Between two devices the child resets what it can (:mod:`.child`), and is not reused after a fault or
     when its kernel rebound a shared module's name. What a kernel may still leave for the next device of
-    the same submission (numpy's global random state, say) it would leave in-process too."""
+    the same submission (numpy's global random state, say) it would leave in-process too.
+
+    Yields the session (the one around it, when nested): its :meth:`_Session.confinement` says what
+    confined its kernels."""
     if _SESSION.get() is not None:
-        yield
+        yield _SESSION.get()
         return
     session = _Session()
     token = _SESSION.set(session)
     try:
-        yield
+        yield session
     finally:
         _SESSION.reset(token)
+        if session.server is not None and session.server.alive():
+            try:  # every child ends with its scoring, whatever its kernel did
+                session.server.kill([child.pid for child in session.idle])
+            except KernelError:
+                pass
         for child in session.idle:
-            child.sock.close()  # the child exits on EOF; the server reaps it
+            child.sock.close()
         session.idle.clear()
         if session.server is not None and session.server.alive():
             try:
@@ -107,6 +138,7 @@ class SandboxedKernel:
 
     def __init__(self, defn, *, sr: int, tempo_bpm: float, seed: int, limits: SandboxLimits | None = None):
         self.defn = defn
+        self.sr = sr
         self.limits = limits or DEFAULT_LIMITS
         self.server = fork_server()
         self.notes: list[str] = []
@@ -116,7 +148,8 @@ class SandboxedKernel:
         self.settled = False  # True between complete exchanges with no fault: the child may be reused
         self.reused = False
         self._session = _SESSION.get()
-        build = {"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm, "seed": seed}
+        build = {"op": "build", "defn": defn.to_json(), "sr": sr, "tempo_bpm": tempo_bpm, "seed": seed,
+                 "weak": weak_sandbox_allowed()}
         child = self._session.take(self.limits) if self._session is not None else None
         if child is not None and self._build_on(child, build):
             return
@@ -147,7 +180,7 @@ class SandboxedKernel:
         try:
             with self.server.pool_lock, self._exchange():
                 self._send(build)
-                self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading"))
+                self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading", "built"))
             return True
         except KernelError:
             if self.sock is not None:  # the child answered: the kernel itself failed to load
@@ -163,16 +196,19 @@ class SandboxedKernel:
         with self.server.pool_lock, self._exchange():
             # Pipelined: the build request waits in the socket while the child says it is ready.
             self._send(build)
-            ready = self._reply(time.monotonic() + self.limits.wall_s, "starting")
+            ready = self._reply(time.monotonic() + self.limits.wall_s, "starting", "ready")
             probe = bytearray(len(VM_PROBE))
-            self.vm_read = vm_read(self.pid, ready.get("probe"), probe) and bytes(probe) == VM_PROBE
-            self.layers = tuple(ready.get("layers", ()))
-            self.missing = tuple(ready.get("missing", ()))
-            self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading"))
+            self.vm_read = vm_read(self.pid, ready["probe"], probe) and bytes(probe) == VM_PROBE
+            self.layers = tuple(printable(s) for s in ready["layers"])
+            self.missing = tuple(printable(s) for s in ready["missing"])
+            _LAST_SEEN[:] = [self.layers, self.missing]
+            if self._session is not None:
+                self._session.saw(self.layers, self.missing)
+            self._built(self._reply(time.monotonic() + self.limits.wall_s, "loading", "built"))
 
     def _built(self, built: dict) -> None:
-        self.tail_s = float(built.get("tail_s", 0.0))
-        self.latency_frames = int(built.get("latency_frames", 0))
+        self.tail_s = float(built["tail_s"])
+        self.latency_frames = int(built["latency_frames"])
 
     # -- calls
 
@@ -208,10 +244,10 @@ class SandboxedKernel:
             out = "vm" if self.vm_read else out_off
             self._send({**msg, "pool": key, "size": len(mm), "out": out}, (fd,))
             y = _faulted_in((2, n))  # while the child runs: the copy below then lands on mapped pages
-            reply = self._reply(time.monotonic() + self.limits.wall_s, "running")
-            self.last_timing_ms = reply.get("timing_ms")
+            reply = self._reply(time.monotonic() + self.limits.wall_s, "running", "called")
+            self.last_timing_ms = reply["timing_ms"]
             if self.vm_read:
-                if not vm_read(self.pid, reply.get("addr"), y):
+                if not vm_read(self.pid, reply["addr"], y):
                     raise self._died("returning its output (its memory could not be read)", kill=True)
             else:
                 y[...] = np.frombuffer(mm, dtype=np.float64, count=2 * n, offset=out_off).reshape(2, n)
@@ -232,30 +268,50 @@ class SandboxedKernel:
         if self.sock is None:
             raise KernelError(f"kernel {self.defn.id}: its sandbox child has ended")
         try:
+            # A child that stops reading (its kernel replaced the child's loop) fills the socket: the
+            # request then waits at most the wall-clock limit, never a previous reply's leftover.
+            self.sock.settimeout(self.limits.wall_s)
             send(self.sock, msg, fds)
+        except TimeoutError:
+            raise self._died("receiving its input", timed_out=True) from None
         except OSError:
-            raise self._died("while receiving its input") from None
+            raise self._died("receiving its input") from None
 
-    def _reply(self, deadline: float, doing: str) -> dict:
+    def _reply(self, deadline: float, doing: str, kind: str) -> dict:
+        """The child's reply of ``kind`` (``ready``, ``built`` or ``called``), after any notes. Every
+        message is bounded and checked field by field (:mod:`.replies`) before it is used; a malformed
+        one ends the child and is the device's fault. A fault reply raises its KernelError."""
         while True:
             try:
-                msg, fds = recv(self.sock, deadline)
+                msg, _fds = recv(self.sock, deadline, max_bytes=MAX_REPLY_BYTES, max_fds=0)
+                got = reply_kind(msg, kind)
+                check_reply(msg, got, sr=self.sr, vm=self.vm_read)
             except TimeoutError:
                 raise self._died(doing, timed_out=True) from None
+            except (BadMessage, BadReply) as e:
+                raise self._malformed(doing, str(e)) from None
             except (EOFError, OSError):
                 raise self._died(doing) from None
-            for f in fds:
-                os.close(f)
-            if "note" in msg:
-                self.notes.append(str(msg["note"]))
+            if got == "note":
+                if len(self.notes) >= MAX_NOTES:
+                    raise self._malformed(doing, f"more than {MAX_NOTES} notes")
+                self.notes.append(printable(msg["note"]))
                 continue
-            if isinstance(msg.get("cpu_ms"), (int, float)):
+            if "cpu_ms" in msg:
                 self.child_cpu_ms = float(msg["cpu_ms"])
-            if msg.get("ok") is False:
-                err = KernelError(str(msg.get("error")))
-                err.reason = str(msg.get("reason"))
+            if got == "fault":
+                err = KernelError(printable(msg["error"]))
+                err.reason = printable(msg["reason"])
                 raise err
             return msg
+
+    def _malformed(self, doing: str, what: str) -> KernelError:
+        """A child that sent what its code never sends (the kernel forged it): ended, never reused."""
+        self._end(kill=True)
+        why = f"sent a malformed reply while {doing}: {printable(what)}"
+        err = KernelError(f"kernel {self.defn.id} faulted in the sandbox: {why}")
+        err.reason = why
+        return err
 
     def _died(self, doing: str, *, timed_out: bool = False, kill: bool = False) -> KernelError:
         status = self._end(kill=timed_out or kill)
@@ -287,8 +343,8 @@ class SandboxedKernel:
 
     def close(self) -> None:
         """Leave the child idle for the next device of the kernel session this device was built in (it
-        resets itself on ``release``), or, outside a session or when it is not settled (a fault), end it
-        (it exits on EOF; the server reaps it)."""
+        resets itself on ``release``; the session ends it with the scoring), or, outside a session or when
+        it is not settled (a fault), end it: the server kills it (never left to exit by itself)."""
         sock, self.sock = self.sock, None
         pid, self.pid = self.pid, None
         if sock is None:
@@ -302,6 +358,10 @@ class SandboxedKernel:
             else:
                 session.idle.append(_Child(pid, sock, self.limits, self.vm_read, self.layers, self.missing))
                 return
+        try:
+            self.server.kill([pid])  # the server ends it: no child is left to exit by itself
+        except KernelError:
+            pass
         sock.close()
 
     def __del__(self):

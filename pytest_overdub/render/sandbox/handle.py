@@ -36,8 +36,10 @@ class ForkServer:
         self._pool = None
         self._generation = 0
         self._ahead: list | None = None  # [limits, pid (None until answered), our socket end]
+        self._to_kill: list[int] = []  # children to end, sent with the next message (see kill)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        code = f"from pytest_overdub.render.sandbox.server import serve; serve({theirs.fileno()})"
+        code = (f"from pytest_overdub.render.sandbox.server import serve; "
+                f"serve({theirs.fileno()}, parent_pid={os.getpid()})")
         self._t0 = time.perf_counter()
         self.proc = subprocess.Popen([sys.executable, "-c", code],
                                      pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
@@ -67,6 +69,7 @@ class ForkServer:
 
     def request(self, msg: dict, fds: tuple[int, ...] = (), timeout_s: float = 30.0) -> dict:
         with self.lock, self._answering():
+            self._send_kills()
             self._settle_ahead(timeout_s)
             send(self.sock, msg, fds)
             reply, _ = recv(self.sock, time.monotonic() + timeout_s)
@@ -82,6 +85,7 @@ class ForkServer:
         ``spare_after_s``: how long the server may wait, unless told :meth:`idle` or asked something,
         before it makes its next spare (None: its default, 20 ms)."""
         with self.lock, self._answering():
+            self._send_kills()
             self._settle_ahead(timeout_s)
             ahead, self._ahead = self._ahead, None
             if ahead is not None and ahead[0] == limits:
@@ -97,7 +101,28 @@ class ForkServer:
     def idle(self) -> None:
         """Tell the server the scorer is idle (a kernel session ended): it makes its next spare now."""
         with self.lock, self._answering():
+            self._send_kills()
             send(self.sock, {"op": "idle"})
+
+    def kill(self, pids: list[int]) -> None:
+        """Have the server SIGKILL these children of its (no answer awaited): the scorer is done with them,
+        and no child's exit may depend on the child. Sent now when the handle is free, else with its next
+        message (this may run from ``__del__`` while this thread holds the lock)."""
+        self._to_kill.extend(p for p in pids if p is not None)
+        if not self.lock.acquire(blocking=False):
+            return
+        try:
+            with self._answering():
+                self._send_kills()
+        finally:
+            self.lock.release()
+
+    def _send_kills(self) -> None:
+        pids = []
+        while self._to_kill:
+            pids.append(self._to_kill.pop())  # atomic: a pid added meanwhile waits for the next message
+        if pids:
+            send(self.sock, {"op": "kill", "pids": pids})
 
     def _send_spawn(self, limits: SandboxLimits, spare_after_s: float | None = None) -> socket.socket:
         """Ask the server to hand a child the far end of a new socket pair; returns our end."""
@@ -172,15 +197,20 @@ class ForkServer:
 
 
 def _server_env() -> dict[str, str]:
-    """The server's environment: ours, with the package importable from ``/``, one BLAS/OpenMP/numba
-    thread (the children may not start threads) and no bytecode writes."""
+    """The server's environment, and so every child's: **none of the scorer's** (a kernel could carry a
+    token or a key out in an exception; the initial environment block stays in a process's memory, so it
+    is never given rather than scrubbed later), only what Python needs: the package importable from ``/``
+    (then the scorer's own ``PYTHONPATH`` entries, paths only, where numpy may live), the scorer's
+    ``PYTHONHOME`` and ``LD_LIBRARY_PATH`` if set (paths an interpreter may need to start), one
+    BLAS/OpenMP/numba thread (the children may not start threads), no bytecode writes, a fixed hash seed
+    and a C/UTF-8 locale."""
     pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(pytest_overdub.__file__)))
-    env = dict(os.environ)
-    theirs = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    env["PYTHONPATH"] = os.pathsep.join([pkg_root] + theirs)
+    theirs = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env = {"PYTHONPATH": os.pathsep.join(dict.fromkeys([pkg_root] + theirs)), "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONHASHSEED": "0", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+    env.update((var, os.environ[var]) for var in ("PYTHONHOME", "LD_LIBRARY_PATH") if os.environ.get(var))
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
         env[var] = "1"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
 

@@ -14,6 +14,7 @@ libc.syscall.restype = ctypes.c_long
 libc.prctl.restype = ctypes.c_int
 
 PR_SET_PDEATHSIG = 1
+PR_SET_KEEPCAPS = 8
 PR_SET_SECCOMP = 22
 PR_SET_NO_NEW_PRIVS = 38
 SECCOMP_MODE_FILTER = 2

@@ -5,9 +5,12 @@ device on request.
 It answers the scorer's requests on its control socket (:class:`.handle.ForkServer` is the other end):
 ``spawn`` hands the scorer's socket to a warm spare (or a fresh child if the limits differ) and forks the
 next spare once the scorer says it is ``idle`` (or asks anything else, or ``spare_after_s`` has passed);
-``end`` kills a child, or waits for it to exit, and reports how it ended; ``pool`` records the scorer's
-transfer pool so spares map it before they are needed; ``idle`` has no answer. It dies with the scorer
-(``PR_SET_PDEATHSIG``) and its children die with it.
+``end`` kills a child, or waits for it to exit, and reports how it ended; ``kill`` (no answer) kills
+children the scorer is done with (a device closed outside a kernel session, a session's idle children), so
+no child's exit depends on its own good behaviour; ``pool`` records the scorer's transfer pool so spares
+map it before they are needed; ``idle`` has no answer. It dies with the scorer (``PR_SET_PDEATHSIG``,
+and it exits at once if the scorer is already gone) and its children die with it. Before it forks it
+builds the children's Landlock ruleset once (:func:`.layers.prepare_landlock`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 
 from .child import child_main
 from .framing import recv, send
+from .layers import prepare_landlock
 from .libc import PR_SET_PDEATHSIG, prctl
 from .limits import SandboxLimits
 
@@ -35,11 +39,17 @@ _PREIMPORT = ("numpy", "numpy.fft", "numpy.random", "numpy.linalg", "numpy.polyn
               "resource", "encodings.idna", "pytest_overdub.render.kernels", "pytest_overdub.dsp.stdlib")
 
 
-def serve(fd: int) -> None:
-    """The fork server's main loop (runs in its own process)."""
+def serve(fd: int, parent_pid: int | None = None) -> None:
+    """The fork server's main loop (runs in its own process); ``parent_pid``: the scorer's pid."""
     ctrl = socket.socket(fileno=fd)
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if parent_pid is not None and os.getppid() != parent_pid:
+        os._exit(0)  # the scorer died before the death signal was set
     _preimport()
+    try:
+        prepare_landlock()
+    except Exception:  # noqa: BLE001 - each child tries again, and reports the layer missing if it fails
+        pass
     statuses: dict[int, dict] = {}
     spare: tuple[int, socket.socket, SandboxLimits] | None = None
     send(ctrl, {"ready": True, "pid": os.getpid()})
@@ -63,6 +73,10 @@ def serve(fd: int) -> None:
             spare = _fork_child(ctrl, limits, low_priority=True)
         elif msg["op"] == "idle":  # it woke the wait above; nothing to answer
             pass
+        elif msg["op"] == "kill":  # no answer
+            for pid in msg["pids"]:
+                if pid in _LIVE:
+                    os.kill(pid, signal.SIGKILL)
         elif msg["op"] == "end":
             send(ctrl, _end_child(msg["pid"], statuses, kill=msg["kill"], grace_s=msg.get("grace_s", 1.0)))
         elif msg["op"] == "pool":  # the scorer's transfer pool, mapped by spares before they are needed
@@ -91,22 +105,27 @@ def _preimport() -> None:
 
 
 _POOL: dict = {}
+#: The server's children not yet reaped: only these may be killed on the scorer's word.
+_LIVE: set[int] = set()
 
 
 def _fork_child(ctrl: socket.socket, limits: SandboxLimits, *,
                 low_priority: bool = False) -> tuple[int, socket.socket, SandboxLimits]:
     """Fork a child that hardens itself and waits for its scorer socket; returns (pid, socket, limits)."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    server_pid = os.getpid()
     pid = os.fork()
     if pid == 0:
         code = 0
         try:
             ctrl.close()
             ours.close()
-            child_main(theirs, limits, dict(_POOL) if _POOL.get("fd") is not None else None)
+            child_main(theirs, limits, dict(_POOL) if _POOL.get("fd") is not None else None,
+                       parent_pid=server_pid)
         except BaseException:  # noqa: BLE001 - the child never returns into the server
             code = 70
         os._exit(code)
+    _LIVE.add(pid)
     theirs.close()
     if low_priority and os.geteuid() == 0:
         # Warm up at nice 19, set from here (the hand-over restores 0, which only root may, and always
@@ -158,6 +177,7 @@ def _reap(statuses: dict[int, dict]) -> None:
             return
         if pid == 0:
             return
+        _LIVE.discard(pid)
         statuses[pid] = _status(code)
         if len(statuses) > 256:
             statuses.pop(next(iter(statuses)))
@@ -175,16 +195,17 @@ def _end_child(pid: int, statuses: dict, *, kill: bool, grace_s: float) -> dict:
             except ChildProcessError:
                 return {"exit": None}
             if got:
+                _LIVE.discard(pid)
                 return _status(code)
             time.sleep(0.002)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    if pid not in _LIVE:
+        return {"exit": None}  # not a child of this server (or already reaped)
+    os.kill(pid, signal.SIGKILL)
     try:
         _, code = os.waitpid(pid, 0)
     except ChildProcessError:
         return {"exit": None}
+    _LIVE.discard(pid)
     st = _status(code)
     st["killed"] = True
     return st

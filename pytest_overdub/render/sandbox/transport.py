@@ -8,11 +8,15 @@ and if it keeps a view of its input in ``ctx.state`` those pages are made privat
 child's memory with :func:`vm_read` (one copy into the scorer's own memory, which the child can never
 touch again), or, where that is not permitted, through the pool. Whether it is permitted is learnt once
 per child by reading :data:`VM_PROBE` from the child.
+
+Every memfd is sealed at its size before any child can see it (:func:`new_memfd`): a kernel can reach
+the fd during a call, and a truncated file would fault the scorer's mapping (SIGBUS) on its next touch.
 """
 
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import mmap
 import os
 from typing import Any
@@ -25,11 +29,29 @@ POOL_MAX_BYTES = 256 * 1024 * 1024
 VM_PROBE = b"overdub-vm-probe"
 
 
+#: The seals every transfer memfd carries before any child can see it: its size is fixed for good.
+POOL_SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
+
+
 def new_memfd(name: str, size: int) -> tuple[int, mmap.mmap]:
-    """A fresh ``memfd`` of ``size`` bytes (close-on-exec) and a shared mapping of it."""
-    fd = os.memfd_create(name, os.MFD_CLOEXEC)
-    os.ftruncate(fd, size)
-    return fd, mmap.mmap(fd, size)
+    """A fresh ``memfd`` of ``size`` bytes (close-on-exec), sealed with :data:`POOL_SEALS`, and a
+    shared mapping of it.
+
+    The fd is handed to children, so what a kernel could do with it is bounded by the seals:
+    ``ftruncate`` and growing ``fallocate``/``write`` fail with EPERM (a shrunk file would make the
+    scorer's next touch of the mapping a SIGBUS), and no further seal can be added (``F_SEAL_SEAL``:
+    a ``F_SEAL_FUTURE_WRITE`` would stop later children from mapping the pool). What remains is
+    writing or hole-punching the pages' contents, which the child may do anyway (it writes its output
+    there): a punched page reads back as zeros, never as a fault, and the scorer checks the output.
+    The child's own ``mmap``/``munmap``/``mremap`` reach only its own address space."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        os.ftruncate(fd, size)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, POOL_SEALS)
+        return fd, mmap.mmap(fd, size)
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 # --------------------------------------------------------------------------------------------------

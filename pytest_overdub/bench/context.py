@@ -1,0 +1,159 @@
+"""What a check reads: the two songs, and a scope turned into heard tracks, a span, frames and a render
+(docs/checks.md, "Scopes and selections").
+
+Conventions:
+
+* Tracks in a scope are names or ids, resolved on the starting song first so a track the agent renamed is
+  still found by its starting id; ``"new"`` = tracks the starting song didn't have
+  (:func:`~pytest_overdub.notes.selection.resolve_tracks`).
+* **What an audio scope hears** is decided by :func:`pytest_overdub.render.heard.heard_tracks`, the rule
+  the engine plays the song by: without ``tracks``, the mix as the song plays it; with ``tracks``, those of
+  the named tracks the song plays. A named track that is muted, or soloed away by another track's solo, is
+  not heard (a scope of only such tracks reads as silence), whether the figure is absolute or relative.
+* A span is ``from``/``to`` in beats or a ``section`` name, read from the starting song (so an agent
+  moving sections cannot move the goalposts). It becomes frames with the song timeline's rounding
+  (:meth:`~pytest_overdub.song.timing.Timeline.beats_to_frames`, half up), clamped to the render; an absent
+  bound is the render's start or end (the tail included).
+* Renders and values are cached by content, never by object identity: a render by
+  :func:`~pytest_overdub.render.stems.mix_key` of the song and its heard tracks, a value by that key, the
+  span and the metric. Two equal songs built separately share entries; a song that differs in what a
+  scope plays does not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import TaskError
+from ..notes.selection import PlacedNote, resolve_tracks, select
+from ..render.heard import heard_tracks
+from ..song.model import Song
+
+
+@dataclass(frozen=True)
+class Heard:
+    """What a scope hears on one song: the heard tracks' ids (song order), the span in beats (``None`` =
+    the render's start / end) and the render's content key (``None`` when no track is heard)."""
+
+    song: Song
+    track_ids: tuple[str, ...]
+    from_beats: float | None
+    to_beats: float | None
+    key: str | None
+
+    @property
+    def silent(self) -> bool:
+        return not self.track_ids
+
+
+@dataclass
+class Context:
+    """What checks read: the starting song (after setup), the candidate song, and caches by content."""
+
+    start: Song
+    song: Song
+    trusted: bool = False
+    sr: int = 48000
+    warnings: list[Any] = field(default_factory=list)
+    _renders: dict[str, Any] = field(default_factory=dict)
+    _values: dict[tuple, float] = field(default_factory=dict)
+
+    # --- audio scopes ---------------------------------------------------------------------------
+
+    def hear(self, song: Song, scope: Any) -> "Heard":
+        """What ``scope`` (``tracks``, ``from``/``to`` or ``section``) hears on ``song``: the one path from
+        a scope to audio that every audio check takes (then :meth:`audio`)."""
+        ids = self.heard_ids(song, getattr(scope, "tracks", None))
+        lo, hi = self.span(scope)
+        return Heard(song, ids, lo, hi, self.render_key(song, ids) if ids else None)
+
+    def audio(self, heard: "Heard"):
+        """``(samples (2, n), sr)``: the heard tracks rendered through the master chain, cut to the span.
+        A scope that hears no track has no audio (its checks read their floor instead)."""
+        if heard.key is None:
+            raise ValueError("a scope that hears no track has no audio")
+        r = self.render(heard.song, heard.track_ids, key=heard.key)
+        a, b = span_frames(r.timeline, heard.from_beats, heard.to_beats)
+        return r.mix[:, a:b], r.sr
+
+    def heard_ids(self, song: Song, tracks: Any) -> tuple[str, ...]:
+        """Ids of the tracks of ``song`` a scope with ``tracks`` hears (see the module docstring)."""
+        among = None if tracks is None else [t.id for t in resolve_tracks(song, tracks, start_song=self.start)]
+        return tuple(t.id for _, t in heard_tracks(song, among))
+
+    def render_key(self, song: Song, track_ids: tuple[str, ...]) -> str:
+        from ..render.stems import mix_key
+
+        return mix_key(song, track_ids, sr=self.sr, trusted=self.trusted)
+
+    def render(self, song: Song, track_ids: tuple[str, ...], *, key: str | None = None):
+        """``song`` rendered with exactly ``track_ids`` playing, cached by content (``key`` if known)."""
+        key = self.render_key(song, track_ids) if key is None else key
+        if key not in self._renders:
+            from ..render import render
+
+            r = render(song, sr=self.sr, tracks=list(track_ids), trust_kernels=self.trusted)
+            self._renders[key] = r
+            self.warnings.extend(r.warnings)
+        return self._renders[key]
+
+    def value(self, key: tuple, compute: Callable[[], float]) -> float:
+        """The cached value under ``key`` (a content key), computed once."""
+        if key not in self._values:
+            self._values[key] = float(compute())
+        return self._values[key]
+
+    def span(self, scope: Any) -> tuple[float | None, float | None]:
+        """The scope's ``(from, to)`` in beats; a ``section`` is read from the starting song."""
+        section = getattr(scope, "section", None)
+        if section is not None:
+            s = self.start.section(section)
+            if s is None:
+                names = ", ".join(x.name for x in self.start.sections) or "none"
+                raise TaskError(f"section {section!r} is not in the starting song (sections: {names})")
+            return s.start, s.start + s.length
+        return getattr(scope, "from_beats", None), getattr(scope, "to_beats", None)
+
+    def problems(self) -> int:
+        """Render problems for the house gate ``clean``: faults and errors (NaN, bad params)."""
+        return sum(1 for w in self.warnings if w.kind in ("fault", "error"))
+
+    # --- note selections ------------------------------------------------------------------------
+
+    def select(self, check: Any, *, song: Song | None = None, tracks: Any = ..., pitches: Any = ...,
+               spanned: bool = True) -> list[PlacedNote]:
+        """The check's note selection on ``song`` (default: the agent's); ``tracks``/``pitches`` replace
+        the check's own; ``spanned=False`` reads the whole song (for ``against``/``melody`` parts, whose
+        notes may start before the span and still sound inside it)."""
+        lo, hi = self.span(check) if spanned else (None, None)
+        return select(self.song if song is None else song, start_song=self.start,
+                      tracks=check.tracks if tracks is ... else tracks, from_beats=lo, to_beats=hi,
+                      pitches=check.pitches if pitches is ... else pitches)
+
+    @property
+    def key(self) -> tuple[str | None, str | None]:
+        """(root, scale) of the task's key: the starting song's (after setup), never the agent's, so an answer
+        cannot move what is in key; (None, None) without one (read as chromatic)."""
+        key = self.start.key
+        return (key.root, key.scale) if key else (None, None)
+
+    @property
+    def on_beat_tol_beats(self) -> float:
+        """The one on-beat tolerance (30 ms) in beats at the starting song's tempo."""
+        from ..notes.selection import on_beat_tol_beats
+
+        return on_beat_tol_beats(self.start.tempo)
+
+    @property
+    def beats_per_bar(self) -> float:
+        return self.start.beats_per_bar
+
+
+def span_frames(timeline: Any, lo: float | None, hi: float | None) -> tuple[int, int]:
+    """``(first, stop)`` frames of the beats ``[lo, hi)`` on a render's timeline: the timeline's rounding
+    (half up), clamped to the render; ``None`` is the render's start / end."""
+    n = timeline.n_frames
+    a = 0 if lo is None else min(max(timeline.beats_to_frames(lo), 0), n)
+    b = n if hi is None else min(max(timeline.beats_to_frames(hi), a), n)
+    return a, b

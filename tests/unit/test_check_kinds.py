@@ -1,0 +1,60 @@
+"""The check kinds: one class per kind, registered once, each computing its own value (docs/checks.md)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Literal, get_args
+
+import pytest
+
+import pytest_overdub
+from pytest_overdub.bench.model import CHECK_CLASSES, CHECK_KINDS, Check, CheckBase, kind_of
+from pytest_overdub.bench.tasks import bundled_bench
+
+
+def _subclasses(cls: type) -> set[type]:
+    out = set()
+    for sub in cls.__subclasses__():
+        out |= {sub} | _subclasses(sub)
+    return out
+
+
+def test_every_kind_is_one_registered_class_with_its_own_value():
+    assert len(set(CHECK_KINDS)) == len(CHECK_KINDS) == len(CHECK_CLASSES)
+    assert CHECK_KINDS == tuple(kind_of(c) for c in CHECK_CLASSES)
+    assert [c.__name__ for c in CHECK_CLASSES if "value" not in vars(c)] == []
+
+
+def test_the_union_is_the_registry_and_no_kind_class_is_left_out():
+    assert get_args(get_args(Check)[0]) == CHECK_CLASSES
+    declared = {c for c in _subclasses(CheckBase) if "kind" in c.model_fields and c.__module__ == CheckBase.__module__}
+    assert declared == set(CHECK_CLASSES)
+
+
+def test_a_class_declaring_two_kinds_is_refused():
+    class Two(CheckBase):
+        kind: Literal["a", "b"]
+
+    with pytest.raises(TypeError, match="exactly one"):
+        kind_of(Two)
+
+
+def test_every_bundled_check_is_read_as_its_kinds_class():
+    bench = bundled_bench()
+    wrong = [f"{t}::{c.id}" for t in bench.task_ids() for c in bench.task(t).checks
+             if type(c) not in CHECK_CLASSES or kind_of(type(c)) != c.kind]
+    assert wrong == []
+
+
+def test_reading_every_task_loads_no_numpy():
+    """The check classes carry their value code; loading the tasks (the plugin collects them) must still
+    import nothing heavy: the audio and probe machinery load when a value is computed."""
+    code = ("import sys; from pytest_overdub.bench.tasks import bundled_bench; b = bundled_bench(); "
+            "[b.task(t) for t in b.task_ids()]; import pytest_overdub.bench.checks; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'scipy', 'numba')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(pytest_overdub.__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
