@@ -88,23 +88,27 @@ def _what(c: dict) -> str:
     if kind == "key":
         return f"key of {_scope(c)} is {c['expect']} (or its relative)"
     sel = _scope(c, notes=True) + pitches
-    if kind in ("count", "inKey", "span", "unchanged"):
+    if kind in ("count", "inKey", "span", "unchanged", "distinct", "turns"):
         return f"{kind} of {sel}"
     if kind == "within":
         return f"within {c['lo']}..{c['hi']} of {sel}"
-    if kind in ("clashes", "doubling"):
+    if kind in ("clashes", "doubling", "copied"):
         return f"{kind} of {sel} against {', '.join(c['against'])}"
     if kind == "transposed":
         return f"{sel} transposed {c['semitones']:+d}"
     if kind == "roots":
         return f"roots of {' '.join(c['chords'])} in {sel}, {_bars(c)}"
+    if kind == "chordTones":
+        return f"chordTones of {' '.join(c['chords'])} in {sel}, {_bars(c)}"
+    if kind == "quantized":
+        return f"quantized of {sel}, grid {_num(c.get('grid', 0.25))}"
     if kind == "pattern":
         return f"pattern of {sel} at beats {', '.join(_num(a) for a in c['at'])} of {_bars(c)}"
     if kind == "differs":
         return f"bar {c['a']} differs from bar {c['b']} in {sel}"
     if kind == "chordsUnder":
         return (f"chordsUnder of {sel} under {', '.join(c['melody'])}, {_bars(c)}, "
-                f"voices {c.get('voices', 3)}, hold {_num(c.get('hold', 2))}")
+                f"voices {c.get('voices', 3)}-{c.get('maxVoices', 5)}, hold {_num(c.get('hold', 2))}")
     if kind in ("jitter", "swing"):
         return f"{kind} of {sel}, grid {_num(c.get('grid', 0.25))}"
     if kind == "defined":

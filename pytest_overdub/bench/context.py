@@ -133,9 +133,17 @@ class Context:
 
     @property
     def key(self) -> tuple[str | None, str | None]:
-        """(root, scale) of the agent's song's key, else the starting song's; (None, None) without one."""
-        key = self.song.key or self.start.key
+        """(root, scale) of the task's key: the starting song's (after setup), never the agent's, so an answer
+        cannot move what is in key; (None, None) without one (read as chromatic)."""
+        key = self.start.key
         return (key.root, key.scale) if key else (None, None)
+
+    @property
+    def on_beat_tol_beats(self) -> float:
+        """The one on-beat tolerance (30 ms) in beats at the starting song's tempo."""
+        from ..notes.selection import on_beat_tol_beats
+
+        return on_beat_tol_beats(self.start.tempo)
 
     @property
     def beats_per_bar(self) -> float:

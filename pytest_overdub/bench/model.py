@@ -174,7 +174,7 @@ class DoublingCheck(_Selected):
     against: list[str]
 
     def value(self, ctx: "Context") -> float:
-        return readings.doubling(self.notes(ctx), self.part(ctx, self.against))
+        return readings.doubling(self.notes(ctx), self.part(ctx, self.against), tol_beats=ctx.on_beat_tol_beats)
 
 
 class UnchangedCheck(_Selected):
@@ -199,7 +199,17 @@ class RootsCheck(_Selected):
 
     def value(self, ctx: "Context") -> float:
         return readings.roots(self.notes(ctx), chords=self.chords, bars=tuple(self.bars),
-                              beats_per_bar=ctx.beats_per_bar)
+                              tol_beats=ctx.on_beat_tol_beats, beats_per_bar=ctx.beats_per_bar)
+
+
+class ChordTonesCheck(_Selected):
+    kind: Literal["chordTones"]
+    chords: list[str] = Field(min_length=1)
+    bars: tuple[int, int]
+
+    def value(self, ctx: "Context") -> float:
+        return readings.chord_tones(self.notes(ctx), chords=self.chords, bars=tuple(self.bars),
+                                    tol_beats=ctx.on_beat_tol_beats, beats_per_bar=ctx.beats_per_bar)
 
 
 class PatternCheck(_Selected):
@@ -209,7 +219,7 @@ class PatternCheck(_Selected):
 
     def value(self, ctx: "Context") -> float:
         return readings.pattern(self.notes(ctx), pitches=self.pitches, at=self.at, bars=tuple(self.bars),
-                                beats_per_bar=ctx.beats_per_bar)
+                                tol_beats=ctx.on_beat_tol_beats, beats_per_bar=ctx.beats_per_bar)
 
 
 class DiffersCheck(_Selected):
@@ -226,13 +236,46 @@ class ChordsUnderCheck(_Selected):
     melody: list[str]
     bars: tuple[int, int]
     voices: int = Field(default=3, ge=1)
+    max_voices: int = Field(default=5, ge=1, alias="maxVoices")
     hold: float = Field(default=2.0, ge=0)
 
     def value(self, ctx: "Context") -> float:
         root, scale = ctx.key
         return readings.chords_under(self.notes(ctx), self.part(ctx, self.melody), bars=tuple(self.bars),
-                                     voices=self.voices, hold=self.hold, key_root=root, key_scale=scale,
+                                     voices=self.voices, max_voices=self.max_voices, hold=self.hold,
+                                     key_root=root, key_scale=scale, tol_beats=ctx.on_beat_tol_beats,
                                      beats_per_bar=ctx.beats_per_bar)
+
+
+class DistinctCheck(_Selected):
+    kind: Literal["distinct"]
+
+    def value(self, ctx: "Context") -> float:
+        return readings.distinct(self.notes(ctx))
+
+
+class TurnsCheck(_Selected):
+    kind: Literal["turns"]
+
+    def value(self, ctx: "Context") -> float:
+        return readings.turns(self.notes(ctx), tol_beats=ctx.on_beat_tol_beats)
+
+
+class CopiedCheck(_Selected):
+    """The largest copy share of any selected track against any ``against`` track (read over the whole
+    song), transpositions counted in semitones and in steps of the task's key."""
+
+    kind: Literal["copied"]
+    against: list[str] = Field(min_length=1)
+
+    def value(self, ctx: "Context") -> float:
+        from ..notes.theory import scale_pcs
+
+        root, scale = ctx.key
+        pcs = scale_pcs(root, scale) if root is not None else None
+        ours, theirs = _by_track(self.notes(ctx)), _by_track(self.part(ctx, self.against))
+        return max((readings.copied(a, b, tol_beats=ctx.on_beat_tol_beats, scale=pcs)
+                    for a in ours for b in theirs), default=0.0)
 
 
 class JitterCheck(_Selected):
@@ -249,6 +292,25 @@ class SwingCheck(_Selected):
 
     def value(self, ctx: "Context") -> float:
         return readings.swing_change(self.notes(ctx, start=True), self.notes(ctx), grid=self.grid)
+
+
+class QuantizedCheck(_Selected):
+    kind: Literal["quantized"]
+    grid: float = Field(default=0.25, gt=0)
+
+    def value(self, ctx: "Context") -> float:
+        before = self.notes(ctx, start=True)
+        return readings.quantized(before, self.notes(ctx), grid=self.grid,
+                                  swing=readings.swing_amount(before, grid=self.grid),
+                                  tol_beats=ctx.on_beat_tol_beats)
+
+
+def _by_track(notes: list) -> list[list]:
+    """``notes`` grouped by track, in order of first appearance."""
+    groups: dict[str, list] = {}
+    for n in notes:
+        groups.setdefault(n.track_id, []).append(n)
+    return list(groups.values())
 
 
 # --- devices (probes) ----------------------------------------------------------------------------
@@ -364,7 +426,8 @@ class ToneGainCheck(_Probed):
 CHECK_CLASSES: tuple[type[CheckBase], ...] = (
     MeasureCheck, KeyCheck,
     CountCheck, InKeyCheck, SpanCheck, WithinCheck, ClashesCheck, DoublingCheck, UnchangedCheck,
-    TransposedCheck, RootsCheck, PatternCheck, DiffersCheck, ChordsUnderCheck, JitterCheck, SwingCheck,
+    TransposedCheck, RootsCheck, ChordTonesCheck, PatternCheck, DiffersCheck, ChordsUnderCheck, DistinctCheck,
+    TurnsCheck, CopiedCheck, JitterCheck, SwingCheck, QuantizedCheck,
     DefinedCheck, EchoTimeCheck, EchoLevelCheck, DryKeptCheck, DecayTimeCheck, DecayPeakCheck, ToneGainCheck,
 )
 

@@ -20,7 +20,7 @@ import math
 from collections.abc import Sequence
 
 from ..errors import TaskError
-from .selection import HIT_TOL_BEATS, PlacedNote, bar_range
+from .selection import PlacedNote, bar_range
 from .theory import parse_pitch
 
 EPS = 1e-9
@@ -28,21 +28,44 @@ POSITION_DECIMALS = 3
 
 
 def pattern(notes: Sequence[PlacedNote], *, pitches: Sequence[int | str], at: Sequence[float],
-            bars: range | Sequence[int], beats_per_bar: float = 4) -> float:
-    """Share of (bar, position) pairs with an onset of one of ``pitches`` within :data:`HIT_TOL_BEATS`
-    (0.03 beats).
+            bars: range | Sequence[int], tol_beats: float, beats_per_bar: float = 4) -> float:
+    """How well the onsets of ``pitches`` in ``bars`` match the wanted (bar, position) pairs: the F-measure
+    ``2 · hits / (wanted + onsets)``, the harmonic mean of recall (``hits / wanted``) and precision
+    (``hits / onsets``), so extra hits count against as missing ones do.
 
-    ``at`` holds positions in the bar in beats (0 = the downbeat).
+    ``at`` holds positions in the bar in beats (0 = the downbeat). An onset of one of ``pitches`` counts
+    when it starts in ``[first downbeat - tol_beats, last bar's end - tol_beats)``; a wanted pair is hit
+    by one onset within ``tol_beats`` of it, and one onset hits at most one pair (a doubled hit on one
+    position is one hit and one extra). 0.0 with no onsets.
     """
     span = bar_range(bars)
     if not pitches or not at:
         raise TaskError(f"pattern: pitches {list(pitches)!r} and positions {list(at)!r} must both be non-empty")
+    _check_tol(tol_beats)
     wanted = frozenset(parse_pitch(p) for p in pitches)
-    onsets = [n.start_beats for n in notes if n.p in wanted]
-    pairs = [(i, pos) for i in span for pos in at]
-    hit = sum(1 for i, pos in pairs
-              if any(abs(s - (i * beats_per_bar + pos)) <= HIT_TOL_BEATS + EPS for s in onsets))
-    return hit / len(pairs)
+    lo, hi = span.start * beats_per_bar - tol_beats, span.stop * beats_per_bar - tol_beats
+    onsets = sorted(n.start_beats for n in notes if n.p in wanted and lo <= n.start_beats < hi)
+    targets = sorted(i * beats_per_bar + pos for i in span for pos in at)
+    hits = _matched_onsets(onsets, targets, tol_beats=tol_beats)
+    return 2 * hits / (len(targets) + len(onsets))
+
+
+def _matched_onsets(onsets: Sequence[float], targets: Sequence[float], *, tol_beats: float) -> int:
+    """Size of a maximum one-to-one matching of sorted onsets to sorted targets within ``tol_beats``
+    (greedy in time order is maximum for points on a line with a fixed tolerance)."""
+    hits = i = 0
+    for t in targets:
+        while i < len(onsets) and onsets[i] < t - tol_beats - EPS:
+            i += 1
+        if i < len(onsets) and onsets[i] <= t + tol_beats + EPS:
+            hits += 1
+            i += 1
+    return hits
+
+
+def _check_tol(tol_beats: float) -> None:
+    if not 0 <= tol_beats < 0.5:
+        raise TaskError(f"tol_beats {tol_beats!r}: expected an on-beat tolerance in beats, 0 <= tol < 0.5")
 
 
 def bar_content(notes: Sequence[PlacedNote], *, bar: int, beats_per_bar: float = 4) -> frozenset[tuple[int, float]]:

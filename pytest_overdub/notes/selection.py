@@ -25,12 +25,18 @@ from ..errors import TaskError
 from ..song.model import Song, Track
 from .theory import parse_pitch
 
-#: How far from a beat an onset may start and still count as on it, for the harmony readings (``doubling``,
-#: ``roots``, ``harmonized``): 0.02 beats either side. The one definition; every reading imports it.
-ONSET_TOL_BEATS = 0.02
-#: The same for a hit of ``pattern``: 0.03 beats, as the bench defines that check (wider than
-#: :data:`ONSET_TOL_BEATS`; kept as it is, since a change to either tolerance moves scores).
-HIT_TOL_BEATS = 0.03
+#: How far from a beat an onset may start and still count as on it, in every reading that asks "on the
+#: beat" (``pattern``, ``roots``, ``chordTones``, ``doubling``, ``chordsUnder``, ``copied``, ``quantized``):
+#: 30 ms either side, turned into beats at the starting song's tempo by :func:`on_beat_tol_beats`.
+ON_BEAT_TOL_S = 0.030
+
+
+def on_beat_tol_beats(tempo_bpm: float) -> float:
+    """:data:`ON_BEAT_TOL_S` in beats at ``tempo_bpm`` (0.046 beats at 92 bpm, 0.06 at 120)."""
+    if not tempo_bpm > 0:
+        raise TaskError(f"tempo {tempo_bpm!r}: expected beats per minute > 0")
+    return ON_BEAT_TOL_S * tempo_bpm / 60.0
+
 
 NEW = "new"
 

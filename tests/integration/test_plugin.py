@@ -147,15 +147,16 @@ def test_k_selects_a_task_or_a_check_and_m_selects_gates(pytester, bench):
     res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-k", QUANT)
     got = [line for line in res.outlines if "::" in line]
     assert got == [f"tasks/{QUANT}.json::{QUANT}::{c}" for c in
-                   ("tight", "swing", "hits", "kicks", "bass", "clean", "scope", "score")]
+                   ("tight", "kept", "swing", "bass", "clean", "scope", "score")]
     res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-k", "backbeat")
     assert [line for line in res.outlines if "::" in line] == [f"tasks/{DRUMS}.json::{DRUMS}::backbeat"]
     res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-m", "gate")
     gates = sorted(line for line in res.outlines if "::" in line)
-    assert gates == sorted([f"tasks/{DRUMS}.json::{DRUMS}::{c}" for c in ("others", "clean", "scope")]
-                           + [f"tasks/{QUANT}.json::{QUANT}::{c}" for c in ("hits", "kicks", "bass", "clean", "scope")])
+    assert gates == sorted([f"tasks/{DRUMS}.json::{DRUMS}::{c}"
+                            for c in ("kick", "backbeat", "busy", "heard", "others", "clean", "scope")]
+                           + [f"tasks/{QUANT}.json::{QUANT}::{c}" for c in ("tight", "kept", "bass", "clean", "scope")])
     res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-m", "editing")
-    assert len([line for line in res.outlines if "::" in line]) == 8
+    assert len([line for line in res.outlines if "::" in line]) == 7
 
 
 def test_pass_line(pytester, bench, solved_song):
@@ -193,12 +194,12 @@ def test_refused_submission_says_its_error_once_per_task(pytester, bench):
     path.write_text(json.dumps([{"type": "track.set", "track": "Nobody", "patch": {"gain": -3}}]), encoding="utf-8")
     report = pytester.path / "report.json"
     res = _run(pytester, f"--overdub-submission={path}", "-k", QUANT, f"--overdub-report={report}")
-    res.assert_outcomes(failed=8)
+    res.assert_outcomes(failed=7)
     text = res.stdout.str()
     first = f"tasks/{QUANT}.json::{QUANT}::tight"
     assert text.count('track = "Nobody"') == 1 and text.count("submission refused: transaction 0") == 1
     assert "tight: not scored: the submission was refused\n" in text
-    for item in ("swing", "hits", "kicks", "bass", "clean", "scope", "score"):
+    for item in ("kept", "swing", "bass", "clean", "scope", "score"):
         assert f"{item}: not scored: the submission was refused (see {first})" in text
     assert "NaN" not in text and "Traceback" not in text
 
@@ -207,7 +208,7 @@ def test_refused_submission_says_its_error_once_per_task(pytester, bench):
 
     (task,) = json.loads(report.read_text(), parse_constant=refuse)["tasks"]
     assert task["score"] == 0.0 and task["error"].startswith("submission refused")
-    assert [c["value"] for c in task["checks"]] == [None] * 7
+    assert [c["value"] for c in task["checks"]] == [None] * 6
     assert all(c["error"] == task["error"] for c in task["checks"])
 
 
@@ -217,10 +218,10 @@ def test_task_that_cannot_be_scored_says_why_once(pytester, bench):
     sub.write_text("[]", encoding="utf-8")
     report = pytester.path / "report.json"
     res = _run(pytester, f"--overdub-submission={sub}", "-k", QUANT, f"--overdub-report={report}")
-    res.assert_outcomes(failed=8)
+    res.assert_outcomes(failed=7)
     text = res.stdout.str()
     assert text.count("song 'loose-groove': no file") == 1
-    assert text.count(f"not scored: the task could not be scored (see tasks/{QUANT}.json::{QUANT}::tight)") == 7
+    assert text.count(f"not scored: the task could not be scored (see tasks/{QUANT}.json::{QUANT}::tight)") == 6
     res.stdout.fnmatch_lines([f"{QUANT}*-  (not scored)"])
     (task,) = json.loads(report.read_text())["tasks"]
     assert task["score"] is None and "song 'loose-groove': no file" in task["error"]
@@ -274,7 +275,7 @@ def test_report_that_cannot_be_written_at_the_end_keeps_the_summary(pytester, be
     """)
     res = _run(pytester, f"--overdub-submission={solved_song}", "--overdub-report=out/report.json", "-k", QUANT)
     res.stdout.fnmatch_lines([f"overdub: cannot write the report {pytester.path}/out/report.json: "
-                              "No such file or directory", f"{QUANT}*pass", "*8 passed*"])
+                              "No such file or directory", f"{QUANT}*pass", "*7 passed*"])
     assert res.ret == pytest.ExitCode.INTERNAL_ERROR
     assert "Traceback" not in res.stdout.str() + res.stderr.str()
 
@@ -307,9 +308,12 @@ def test_self_check_items_and_the_bench_rule(pytester, bench):
     assert got == [
         "tasks::bench",
         f"tasks/{QUANT}.json::{QUANT}::oracle", f"tasks/{QUANT}.json::{QUANT}::baseline",
-        f"tasks/{QUANT}.json::{QUANT}::near-straight", f"tasks/{QUANT}.json::{QUANT}::repeat",
+        f"tasks/{QUANT}.json::{QUANT}::near-cheat-stacked", f"tasks/{QUANT}.json::{QUANT}::near-straight",
+        f"tasks/{QUANT}.json::{QUANT}::repeat",
         f"tasks/{DRUMS}.json::{DRUMS}::oracle", f"tasks/{DRUMS}.json::{DRUMS}::baseline",
-        f"tasks/{DRUMS}.json::{DRUMS}::near-four-on-floor", f"tasks/{DRUMS}.json::{DRUMS}::repeat",
+        *(f"tasks/{DRUMS}.json::{DRUMS}::near-{w}"
+          for w in ("cheat-every-hit", "cheat-muted", "cheat-no-backbeat", "cheat-tom-flood", "four-on-floor")),
+        f"tasks/{DRUMS}.json::{DRUMS}::repeat",
     ]
     report = pytester.path / "self.json"
     res = _run(pytester, "-k", f"bench or ({QUANT} and (oracle or baseline))", f"--overdub-report={report}")
@@ -328,7 +332,7 @@ def test_checkout_runs_testpaths_and_self_check_but_explicit_args_only_those(pyt
     (pytester.path / "tests" / "test_a.py").write_text("def test_a():\n    assert 1 + 1 == 2\n")
     res = _run(pytester, "--collect-only", "-q")
     got = [line for line in res.outlines if "::" in line]
-    assert got[0] == "tests/test_a.py::test_a" and "tasks::bench" in got and len(got) == 10
+    assert got[0] == "tests/test_a.py::test_a" and "tasks::bench" in got and len(got) == 15
     res = _run(pytester, "--collect-only", "-q", "tests/test_a.py")
     assert [line for line in res.outlines if "::" in line] == ["tests/test_a.py::test_a"]
 
@@ -373,8 +377,8 @@ def test_tasks_dir_from_the_ini_option_or_the_command_line(pytester, bench):
     sub = pytester.path / "ops.json"
     sub.write_text("[]", encoding="utf-8")
     pytester.makeini("[pytest]\noverdub_tasks = mytasks\n")
-    res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-k", "hits")
-    assert [line for line in res.outlines if "::" in line] == [f"mytasks/{QUANT}.json::{QUANT}::hits"]
+    res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-k", "kept")
+    assert [line for line in res.outlines if "::" in line] == [f"mytasks/{QUANT}.json::{QUANT}::kept"]
     res = _run(pytester, f"--overdub-submission={sub}", "--overdub-tasks=nowhere")
     assert res.ret == pytest.ExitCode.USAGE_ERROR
     res.stderr.fnmatch_lines(["*--overdub-tasks=nowhere: * is not a directory of task files*"])

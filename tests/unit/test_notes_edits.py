@@ -1,9 +1,9 @@
-"""unchanged and transposed on hand-written before/after selections (answers by hand in comments)."""
+"""unchanged, transposed and quantized on hand-written before/after selections (answers by hand in comments)."""
 
 import pytest
 
 from pytest_overdub.errors import TaskError
-from pytest_overdub.notes.edits import transposed, unchanged
+from pytest_overdub.notes.edits import quantized, transposed, unchanged
 from pytest_overdub.notes.selection import PlacedNote
 
 
@@ -69,3 +69,39 @@ def test_transposed_empty_and_errors():
     assert transposed([], [n(47, 0)], semitones=2) == 0.0
     with pytest.raises(TaskError, match="semitones 1.5"):
         transposed(BEFORE, BEFORE, semitones=1.5)
+
+
+# --- quantized ------------------------------------------------------------------------------------
+
+SWING = 0.24          # odd 16ths 0.06 beats late
+TOL = 0.048           # 30 ms at 96 bpm
+LOOSE = [n(36, 0.01, 0.5), n(42, 0.30), n(38, 1.02, 0.5), n(42, 1.33), n(42, 1.49), n(36, 2.0)]
+#: the lines nearest to each: 0, 0.31, 1.0, 1.31, 1.5, 2.0 (odd 16ths at k * 0.25 + 0.06)
+TIGHT = [n(36, 0.0, 0.5), n(42, 0.31), n(38, 1.0, 0.5), n(42, 1.31), n(42, 1.5), n(36, 2.0)]
+
+
+def test_quantized_each_note_onto_its_nearest_swung_line():
+    assert quantized(LOOSE, TIGHT, grid=0.25, swing=SWING, tol_beats=TOL) == 1.0
+    # durations may change (a quantize may tidy lengths); a velocity may not
+    assert quantized(LOOSE, [*TIGHT[:5], n(36, 2.0, 0.25)], grid=0.25, swing=SWING, tol_beats=TOL) == 1.0
+    assert quantized(LOOSE, [*TIGHT[:5], n(36, 2.0, v=0.9)], grid=0.25, swing=SWING,
+                     tol_beats=TOL) == pytest.approx(5 / 6)
+
+
+def test_a_quantize_that_stacks_hits_fails():
+    # every hit stacked on two positions (beat 0 and the swung 16th after it): on the grid, still swung,
+    # same count and pitches, but only the notes whose nearest line was one of those two count: 2 of 6
+    stacked = [n(36, 0.0, 0.5), n(42, 0.31), n(38, 0.0, 0.5), n(42, 0.31), n(42, 0.0), n(36, 0.0)]
+    assert quantized(LOOSE, stacked, grid=0.25, swing=SWING, tol_beats=TOL) == pytest.approx(2 / 6)
+
+
+def test_quantized_straight_grid_misses_the_swung_lines_and_counts_edits():
+    straight = [n(36, 0.0, 0.5), n(42, 0.25), n(38, 1.0, 0.5), n(42, 1.25), n(42, 1.5), n(36, 2.0)]
+    # the two odd hats land 0.06 beats (37.5 ms) from their swung line: 4 of 6
+    assert quantized(LOOSE, straight, grid=0.25, swing=SWING, tol_beats=TOL) == pytest.approx(4 / 6)
+    assert quantized(LOOSE, TIGHT[:5], grid=0.25, swing=SWING, tol_beats=TOL) == pytest.approx(5 / 6)  # dropped
+    assert quantized(LOOSE, [*TIGHT, n(49, 3.0)], grid=0.25, swing=SWING,
+                     tol_beats=TOL) == pytest.approx(6 / 7)                                      # added
+    assert quantized([], TIGHT, grid=0.25, swing=SWING, tol_beats=TOL) == 0.0
+    with pytest.raises(TaskError, match="quantized"):
+        quantized(LOOSE, TIGHT, grid=0.25, swing=SWING, tol_beats=0.2)

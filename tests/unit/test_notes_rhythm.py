@@ -23,24 +23,52 @@ def swung_sixteenths(late, count=8, p=42):
 def test_pattern_kick_on_one_and_three():
     # 8 (bar, position) pairs: 0, 2, 4, 6, 8, 10, 12, 14; 10.02 is 0.02 late, 14.03 exactly 0.03 late
     kicks = [n(36, b) for b in (0, 2, 4, 6, 8)] + [n(36, 10.02), n(36, 12), n(35, 14.03)]
-    assert pattern(kicks, pitches=[35, 36], at=[0, 2], bars=(0, 4)) == 1.0
-    # the kick on 6 moved 0.04 late, a snare on 6 is the wrong pitch -> 7/8
+    assert pattern(kicks, pitches=[35, 36], at=[0, 2], bars=(0, 4), tol_beats=0.03) == 1.0
+    # the kick on 6 moved 0.04 late: 7 hits of 8 wanted, and the late kick is an extra onset (8 onsets);
+    # a snare on 6 is the wrong pitch -> F = 2 * 7 / (8 + 8) = 0.875
     kicks[3] = n(36, 6.04)
-    assert pattern([*kicks, n(38, 6)], pitches=["B1", "C2"], at=[0, 2], bars=(0, 4)) == 0.875
+    assert pattern([*kicks, n(38, 6)], pitches=["B1", "C2"], at=[0, 2], bars=(0, 4), tol_beats=0.03) == 0.875
 
 
 def test_pattern_eighth_hats_with_one_missing_and_one_doubled():
-    # 3 bars x 8 eighths = 24 pairs; the hat at 5.5 is missing, the one at 0 is doubled -> 23/24
+    # 3 bars x 8 eighths = 24 pairs; the hat at 5.5 is missing, the one at 0 is doubled: 23 hits, 24 onsets
+    # -> F = 2 * 23 / (24 + 24) = 23/24
     hats = [n(42, 0.5 * k) for k in range(24) if 0.5 * k != 5.5] + [n(46, 0)]
     at = [0.5 * i for i in range(8)]
-    assert pattern(hats, pitches=[42, 44, 46], at=at, bars=(0, 3)) == pytest.approx(23 / 24)
+    assert pattern(hats, pitches=[42, 44, 46], at=at, bars=(0, 3), tol_beats=0.03) == pytest.approx(23 / 24)
+
+
+def test_pattern_extra_hits_count_against():
+    # kick on 1 and 3 over bars 0-2 (6 wanted), plus one extra kick a bar on the and of 3:
+    # 6 hits, 9 onsets -> F = 2 * 6 / (6 + 9) = 0.8
+    kicks = [n(36, b * 4 + pos) for b in range(3) for pos in (0, 2, 2.5)]
+    assert pattern(kicks, pitches=[36], at=[0, 2], bars=(0, 3), tol_beats=0.03) == pytest.approx(0.8)
+    # a kick on every 16th: 6 hits, 48 onsets -> 12 / 54
+    every = [n(36, 0.25 * k) for k in range(48)]
+    assert pattern(every, pitches=[36], at=[0, 2], bars=(0, 3), tol_beats=0.03) == pytest.approx(12 / 54)
+    # the same without the extras reads 1: recall alone cannot tell the two apart, precision can
+    assert pattern([k for k in every if k.start_beats % 2 == 0], pitches=[36], at=[0, 2], bars=(0, 3),
+                   tol_beats=0.03) == 1.0
+
+
+def test_pattern_onset_matching_is_one_to_one_and_bounded_by_the_bars():
+    # two kicks 0.02 apart on beat 0 are one hit and one extra; 1 hit of 2 wanted, 2 onsets -> 0.5
+    assert pattern([n(36, 0), n(36, 0.02)], pitches=[36], at=[0, 2], bars=(0, 1), tol_beats=0.03) == 0.5
+    # a kick 0.02 early for bar 1's downbeat belongs to bar 1, not to the bar before; one at 4.0 is outside
+    # bars (0, 1) and is neither a hit nor an extra
+    assert pattern([n(36, 3.98), n(36, 6)], pitches=[36], at=[0, 2], bars=(1, 2), tol_beats=0.03) == 1.0
+    assert pattern([n(36, 0), n(36, 2), n(36, 4.0)], pitches=[36], at=[0, 2], bars=(0, 1),
+                   tol_beats=0.03) == 1.0
+    assert pattern([], pitches=[36], at=[0], bars=(0, 1), tol_beats=0.03) == 0.0
 
 
 def test_pattern_errors():
     with pytest.raises(TaskError, match="must both be non-empty"):
-        pattern([], pitches=[], at=[0], bars=(0, 1))
+        pattern([], pitches=[], at=[0], bars=(0, 1), tol_beats=0.03)
     with pytest.raises(TaskError, match="bars"):
-        pattern([], pitches=[36], at=[0], bars=(2, 2))
+        pattern([], pitches=[36], at=[0], bars=(2, 2), tol_beats=0.03)
+    with pytest.raises(TaskError, match="tol_beats"):
+        pattern([], pitches=[36], at=[0], bars=(0, 1), tol_beats=-0.1)
 
 
 # --- differs --------------------------------------------------------------------------------------
