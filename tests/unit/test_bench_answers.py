@@ -63,6 +63,11 @@ def test_an_alternative_must_score_like_an_oracle_and_a_cheat_like_a_near_miss(t
     path.write_text(json.dumps({**oracle, "fails": ["tight"]}))
     bad_cheat = check_cheat(task, path, bench, trusted=True)
     assert not bad_cheat.ok and "passes tight which it should fail" in bad_cheat.message
+    # a check id the task does not have fails the rule, and the answer is still scored
+    path.write_text(json.dumps({**oracle, "fails": ["tight", "tigth"]}))
+    typo = check_cheat(task, path, bench, trusted=True)
+    assert not typo.ok and typo.result.score == 1.0
+    assert typo.message.startswith(f"fails names tigth, not checks of {QUANT} (bass, clean, ")
 
 
 def test_run_reports_an_unreadable_answer_as_a_failed_rule_and_goes_on(tmp_path):
