@@ -552,7 +552,8 @@ class RuleItem(_OverdubItem):
 
 
 class BenchItem(pytest.Item):
-    """The bench as a whole: 12-16 tasks, every family twice, an oracle per task, songs that build."""
+    """The bench as a whole: 12-16 tasks, every family twice, an oracle, two cheats and an alternative per
+    task, songs that build, no stray answer files."""
 
     def runtest(self) -> None:
         from .bench.validity import check_bench

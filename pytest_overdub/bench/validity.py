@@ -8,8 +8,8 @@
   checks), scores under :data:`MISS_MAX` and fails (scores under 1 on) every check it names;
 * every oracle scored twice, the second time with fresh renders and fresh random ids, gives exactly the
   same value for every check, bit for bit;
-* the bench as a whole: 12-16 tasks, every family at least twice, every task with an oracle file, every
-  answer file named for a task.
+* the bench as a whole: 12-16 tasks, every family at least twice, every task with an oracle file, at least
+  :data:`MIN_CHEATS` cheats and :data:`MIN_ALTERNATIVES` alternative, every answer file named for a task.
 """
 
 from __future__ import annotations
@@ -183,7 +183,8 @@ def check_bench(bench: Bench) -> list[str]:
     for fam in FAMILIES:
         if families.get(fam, 0) < 2:
             problems.append(f"family {fam}: {families.get(fam, 0)} task(s) (want at least 2)")
-    return problems + stray_answers(bench, [p.stem for p in paths])
+    ids = [p.stem for p in paths]
+    return problems + stray_answers(bench, ids) + adversarial_set(bench, ids)
 
 
 def adversarial_set(bench: Bench, task_ids: list[str]) -> list[str]:

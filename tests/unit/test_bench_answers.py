@@ -108,3 +108,10 @@ def test_a_task_without_two_cheats_and_an_alternative_is_reported(tmp_path):
     (tmp_path / "oracles" / f"{QUANT}.alt-same.json").unlink()
     assert adversarial_set(bench, [QUANT]) == [
         f"{QUANT}: 0 alternative answer(s) (want at least 1: oracles/{QUANT}.alt-<what>.json)"]
+    assert adversarial_set(bench, [QUANT])[0] in check_bench(bench)  # a bench rule
+
+
+def test_every_bundled_task_has_two_cheats_and_an_alternative():
+    from pytest_overdub.bench.validity import adversarial_set
+
+    assert adversarial_set(SRC, SRC.task_ids()) == []
