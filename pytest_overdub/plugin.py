@@ -9,7 +9,7 @@ Collection tree (so ``-k`` reaches a task or one check and junit has one testcas
       TaskFile (tasks/<id>.json)
         Task (<id>)                        -- scores once, lazily, on its first item; the result is cached
           CheckItem (<check id>) ...       -- submission mode: one per check, plus ``clean``, ``scope`` and ``score``
-          RuleItem (oracle, baseline, near-<what>, repeat)   -- self-check mode
+          RuleItem (oracle, baseline, alt-<what>, near-<what>, cheat-<what>, repeat)   -- self-check mode
 
 When is the plugin active?
 
@@ -104,7 +104,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the tasks directory (or a bench directory holding tasks/); default: tasks/ at the rootdir, "
                          "else the bundled tasks")
     group.addoption("--overdub-self-check", action="store_true", default=False,
-                    help="run the bench's validity rules (oracle, baseline, near misses, repeat) on purpose")
+                    help="run the bench's validity rules (oracle, baseline, alternatives, near misses, cheats, "
+                         "repeat) on purpose")
     group.addoption("--overdub-pass", metavar="SCORE", default=None,
                     help=f"the task score the `score` item must reach, 0..1 (default {PASS_DEFAULT})")
     group.addoption("--overdub-report", metavar="PATH", default=None, help="write the JSON report here")
@@ -369,9 +370,13 @@ class Task(pytest.Collector):
             bench = self.mode.bench()
             yield RuleItem.from_parent(self, name="oracle", rule="oracle")
             yield RuleItem.from_parent(self, name="baseline", rule="baseline")
-            for path in bench.near_miss_paths(self.task.id):
-                what = path.name[len(self.task.id) + 1:-len(".json")]
-                yield RuleItem.from_parent(self, name=f"near-{what}", rule=f"near:{what}", path=path)
+            for kind, paths in (("alt", bench.alternative_paths(self.task.id)),
+                                ("near", bench.near_miss_paths(self.task.id)),
+                                ("cheat", bench.cheat_paths(self.task.id))):
+                for path in paths:  # <task>.<what>.json, <task>.alt-<what>.json, <task>.cheat-<what>.json
+                    what = path.name[len(self.task.id) + 1:-len(".json")]
+                    what = what if kind == "near" else what[len(kind) + 1:]
+                    yield RuleItem.from_parent(self, name=f"{kind}-{what}", rule=f"{kind}:{what}", path=path)
             yield RuleItem.from_parent(self, name="repeat", rule="repeat")
             return
         for check in self.task.checks:
@@ -414,7 +419,9 @@ class Task(pytest.Collector):
         if rule == "repeat":
             first = self._cache.get("oracle")
             return validity.check_repeat(self.task, bench, first=first.result if first else None, trusted=trusted)
-        return validity.check_near_miss(self.task, path, bench, trusted=trusted)
+        check = {"alt": validity.check_alternative, "cheat": validity.check_cheat}.get(rule.split(":")[0],
+                                                                                      validity.check_near_miss)
+        return check(self.task, path, bench, trusted=trusted)
 
     def task_detail(self, result: Any) -> dict[str, Any]:
         detail = {"id": self.task.id, "title": self.task.title, "family": self.task.family}
@@ -557,7 +564,8 @@ class RuleItem(_OverdubItem):
 
 
 class BenchItem(pytest.Item):
-    """The bench as a whole: 12-16 tasks, every family twice, an oracle per task, songs that build."""
+    """The bench as a whole: 12-16 tasks, every family twice, an oracle, two cheats and an alternative per
+    task, songs that build, no stray answer files."""
 
     def runtest(self) -> None:
         from .bench.validity import check_bench

@@ -1,10 +1,11 @@
 """``overdub check-changed FILES...``: the self-check for the tasks a commit touches (the pre-commit hook).
 
-Paths map to task ids: ``tasks/<id>.json``, ``oracles/<id>.json`` and ``near_misses/<id>.<what>.json`` name
-their task; ``songs/<name>.json`` names every task whose ``song`` is that name. A deleted task file counts
+Paths map to task ids: ``tasks/<id>.json``, ``oracles/<id>.json``, ``oracles/<id>.alt-<what>.json`` and
+``near_misses/<id>.<what>.json`` (near misses and cheats) name their task; ``songs/<name>.json`` names every task whose ``song`` is that name. A deleted task file counts
 too (the bench rule then reports it missing). Other files are ignored. The bench root is the directory
 holding ``tasks/`` above the first matching path (default: the current directory). The chosen tasks run
-through ``overdub run`` (oracle, baseline, near misses, repeat); the exit status is its.
+through ``overdub run`` (oracle, baseline, alternatives, near misses, cheats, repeat); the exit status is
+its.
 """
 
 from __future__ import annotations
@@ -33,10 +34,10 @@ def task_ids_for(paths: list[Path], *, root: Path) -> list[str]:
         if not name.endswith(".json") or kind not in BENCH_DIRS:
             continue
         stem = name[:-len(".json")]
-        if kind in ("tasks", "oracles"):
+        if kind == "tasks":
             ids.add(stem)
-        elif kind == "near_misses":
-            ids.update(t for t in known if stem.startswith(t + "."))
+        elif kind in ("oracles", "near_misses"):  # <id>.json (an oracle), <id>.<what>.json (any other answer)
+            ids.update(t for t in known if stem == t or stem.startswith(t + "."))
         else:
             ids.update(t for t in known if _song_of(root / "tasks" / f"{t}.json") == stem)
     return sorted(i for i in ids if i in known)

@@ -1,4 +1,4 @@
-"""``overdub run``: the bench's own table, every task's oracle, baseline and near misses.
+"""``overdub run``: the bench's own table, every task's oracle, baseline, alternatives, near misses and cheats.
 
 Tasks are scored in parallel worker processes (``-j``, default: the number of cores, at most 4);
 each worker renders its tasks with its own stem cache. Exit status 0 when every validity rule holds.
@@ -19,14 +19,17 @@ from .tasks import Bench, bundled_bench
 
 
 def _task_rows(root: str, task_id: str, repeat: bool) -> dict:
-    from .validity import check_baseline, check_near_miss, check_oracle, check_repeat
+    from .validity import check_alternative, check_baseline, check_cheat, check_near_miss, check_oracle, check_repeat
 
     bench = Bench(Path(root))
     task = bench.task(task_id)
     t0 = time.perf_counter()
     oracle = check_oracle(task, bench)
     verdicts = [oracle, check_baseline(task, bench)]
-    verdicts += [check_near_miss(task, p, bench) for p in bench.near_miss_paths(task_id)]
+    for kind, check, paths in (("alt", check_alternative, bench.alternative_paths(task_id)),
+                               ("near", check_near_miss, bench.near_miss_paths(task_id)),
+                               ("cheat", check_cheat, bench.cheat_paths(task_id))):
+        verdicts += [_answer(check, task, p, bench, kind=kind) for p in paths]
     if repeat:
         verdicts.append(check_repeat(task, bench, first=oracle.result))
     return {
@@ -36,32 +39,76 @@ def _task_rows(root: str, task_id: str, repeat: bool) -> dict:
     }
 
 
+def _answer(check, task, path: Path, bench: Bench, *, kind: str):
+    """One answer file's verdict; a file that cannot be read fails its rule with the reason (the other
+    answers still run)."""
+    from ..errors import OverdubError
+    from .validity import Verdict, answer_name
+
+    try:
+        return check(task, path, bench)
+    except OverdubError as exc:
+        what = answer_name(task.id, path)
+        return Verdict(task.id, f"{kind}:{what if kind == 'near' else what[len(kind) + 1:]}", False, str(exc))
+
+
+# the answer columns: (rule prefix, heading, the extreme that matters: lowest alternative, highest miss)
+_ANSWERS = (("alt", "alternatives (min)", min), ("near", "near misses (max)", max), ("cheat", "cheats (max)", max))
+
+
+def _answers(row: dict, prefix: str) -> list[tuple[str, float | None]]:
+    """(name, score) of a task's answers of one kind; the score is None when the file could not be read."""
+    return [(v["rule"].split(":", 1)[1], v["score"]) for v in row["verdicts"] if v["rule"].startswith(prefix + ":")]
+
+
+def _extreme(scored: list[tuple[str, float | None]], pick) -> str:
+    """The answer nearest the line (its score and name), or the first that could not be scored, and how
+    many more there are."""
+    if not scored:
+        return "-"
+    broken = [a for a in scored if a[1] is None]
+    name, score = broken[0] if broken else pick(scored, key=lambda a: a[1])
+    more = f" +{len(scored) - 1}" if len(scored) > 1 else ""
+    return f"{'error' if score is None else f'{score:.3f}'} {name}{more}"
+
+
 def _table(rows: list[dict]) -> str:
-    head = f"{'task':<28} {'oracle':>7} {'baseline':>9}  near misses"
+    """One row per task: oracle, baseline, and for alternatives, near misses and cheats the one nearest its
+    line (the lowest alternative, the highest near miss or cheat) with its name and ``+N`` others."""
+    cells = [[row["task"], *(f"{_by(row, r):.3f}" for r in ("oracle", "baseline")),
+              *(_extreme(_answers(row, p), pick) for p, _, pick in _ANSWERS)] for row in rows]
+    heads = ["task", "oracle", "baseline", *(h for _, h, _ in _ANSWERS)]
+    width = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(heads)]
+
+    def line(values: list[str]) -> str:
+        parts = [f"{values[0]:<{width[0]}}"] + [f"{v:>{width[i]}}" if i < 3 else f"{v:<{width[i]}}"
+                                                for i, v in enumerate(values) if i]
+        return "  ".join(parts).rstrip()
+
+    head = line(heads)
     lines = [head, "-" * len(head)]
-    cols: dict[str, list[float]] = {"oracle": [], "baseline": [], "near": []}
-    for row in rows:
-        by = {v["rule"]: v for v in row["verdicts"]}
-        near = [v for v in row["verdicts"] if v["rule"].startswith("near:")]
-        cols["oracle"].append(by["oracle"]["score"])
-        cols["baseline"].append(by["baseline"]["score"])
-        cols["near"] += [v["score"] for v in near]
+    for row, c in zip(rows, cells):
         flag = "" if all(v["ok"] for v in row["verdicts"]) else "  <-- " + "; ".join(
             f"{v['rule']}: {v['message']}" for v in row["verdicts"] if not v["ok"])
-        nm = ", ".join(f"{v['rule'][5:]} {v['score']:.3f}" for v in near) or "-"
-        lines.append(f"{row['task']:<28} {by['oracle']['score']:>7.3f} {by['baseline']['score']:>9.3f}  {nm}{flag}")
+        lines.append(line(c) + flag)
+    fixed = {r: [_by(row, r) for row in rows] for r in ("oracle", "baseline")}
+    answers = {p: [s for row in rows for _, s in _answers(row, p) if s is not None] for p, _, _ in _ANSWERS}
     mean = lambda xs: f"{sum(xs) / len(xs):.3f}" if xs else "-"  # noqa: E731
     lines.append("-" * len(head))
-    lines.append(f"{'mean':<28} {mean(cols['oracle']):>7} {mean(cols['baseline']):>9}  "
-                 f"{mean(cols['near'])} over {len(cols['near'])}")
+    lines.append(line(["mean", *(mean(fixed[r]) for r in fixed),
+                       *(f"{mean(answers[p])} over {len(answers[p])}" for p, _, _ in _ANSWERS)]))
     return "\n".join(lines)
+
+
+def _by(row: dict, rule: str) -> float:
+    return next(v["score"] for v in row["verdicts"] if v["rule"] == rule)
 
 
 def main(argv: list[str]) -> int:
     parser = Parser(
         prog="overdub run",
-        description="Score every task's oracle, do-nothing baseline and near misses, check that scores "
-                    "repeat, and print the table. Exit 1 if a validity rule fails.",
+        description="Score every task's oracle, do-nothing baseline, alternative answers, near misses and "
+                    "cheats, check that scores repeat, and print the table. Exit 1 if a validity rule fails.",
         epilog="example: overdub run            # the bundled bench\n"
                "         overdub run --bench ../my-tasks -j 2 --json",
         formatter_class=argparse.RawDescriptionHelpFormatter,

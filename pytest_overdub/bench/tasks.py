@@ -2,6 +2,10 @@
 
 A *bench* is a directory holding ``tasks/``, ``songs/``, ``oracles/`` and ``near_misses/``. The bundled
 bench is this checkout's (or, installed from a wheel, the copy packaged as ``pytest_overdub/data``).
+
+Answer files, by name: ``oracles/<task>.json`` (the oracle), ``oracles/<task>.alt-<what>.json``
+(alternative correct answers), ``near_misses/<task>.cheat-<what>.json`` (cheats: answers that game the
+checks) and every other ``near_misses/<task>.<what>.json`` (near misses).
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ from ..song.submission import Submission
 from .model import Task
 from .scope import LABEL as SCOPE_LABEL
 from .scoring import CheckResult, TaskResult, task_score
+
+ALT = "alt-"  # oracles/<task>.alt-<what>.json
+CHEAT = "cheat-"  # near_misses/<task>.cheat-<what>.json
 
 __all__ = ["Bench", "Task", "bundled_bench", "load_task", "score_task", "start_song", "grader_hash"]
 
@@ -60,8 +67,18 @@ class Bench:
     def oracle_path(self, task_id: str) -> Path:
         return self.root / "oracles" / f"{task_id}.json"
 
+    def alternative_paths(self, task_id: str) -> list[Path]:
+        """Other correct answers: ``oracles/<task>.alt-<what>.json``."""
+        return sorted((self.root / "oracles").glob(f"{task_id}.{ALT}*.json"))
+
     def near_miss_paths(self, task_id: str) -> list[Path]:
-        return sorted((self.root / "near_misses").glob(f"{task_id}.*.json"))
+        """Plausible wrong answers: ``near_misses/<task>.<what>.json``, cheats excepted."""
+        return [p for p in sorted((self.root / "near_misses").glob(f"{task_id}.*.json"))
+                if not p.name.startswith(f"{task_id}.{CHEAT}")]
+
+    def cheat_paths(self, task_id: str) -> list[Path]:
+        """Answers that game the checks: ``near_misses/<task>.cheat-<what>.json``."""
+        return sorted((self.root / "near_misses").glob(f"{task_id}.{CHEAT}*.json"))
 
 
 def bundled_bench() -> Bench:

@@ -2,10 +2,14 @@
 
 * every oracle scores at least :data:`ORACLE_MIN`;
 * the do-nothing baseline (the starting song, unchanged) scores under :data:`MISS_MAX`;
-* every near miss scores under :data:`MISS_MAX` and fails (scores under 1 on) every check it names;
+* every alternative answer (``oracles/<task>.alt-<what>.json``, correct but done another way) scores at
+  least :data:`ORACLE_MIN`;
+* every near miss, and every cheat (``near_misses/<task>.cheat-<what>.json``, an answer that games the
+  checks), scores under :data:`MISS_MAX` and fails (scores under 1 on) every check it names;
 * every oracle scored twice, the second time with fresh renders and fresh random ids, gives exactly the
   same value for every check, bit for bit;
-* the bench as a whole: 12-16 tasks, every family at least twice, every task with an oracle file.
+* the bench as a whole: 12-16 tasks, every family at least twice, every task with an oracle file, at least
+  :data:`MIN_CHEATS` cheats and :data:`MIN_ALTERNATIVES` alternative, every answer file named for a task.
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ from ..song.model import Song, read_json
 from ..song.submission import Submission, submission_from_data
 from .model import Task
 from .scoring import TaskResult
-from .tasks import Bench, candidate_song, score_task, start_song
+from .tasks import ALT, CHEAT, Bench, candidate_song, score_task, start_song
 
 ORACLE_MIN = 0.9
 MISS_MAX = 0.5
+MIN_CHEATS = 2  # per task: near_misses/<task>.cheat-<what>.json
+MIN_ALTERNATIVES = 1  # per task: oracles/<task>.alt-<what>.json
 FAMILIES = ("mix", "writing", "device", "editing")
 
 
@@ -34,21 +40,22 @@ class Verdict:
     """One validity rule on one task: did it hold, and the result it was judged on."""
 
     task: str
-    rule: str  # "oracle" | "baseline" | "near:<what>" | "repeat"
+    rule: str  # "oracle" | "baseline" | "alt:<what>" | "near:<what>" | "cheat:<what>" | "repeat"
     ok: bool
     message: str
     result: TaskResult | None = None
 
 
 def load_answer(path: Path, *, task_id: str, kind: str) -> tuple[Submission, dict[str, Any]]:
-    """An oracle or near-miss file: ``{task, why, ops, fails?}`` read as a submission."""
+    """An answer file (oracle, alternative, near miss, cheat): ``{task, why, ops, fails?}`` read as a
+    submission; near misses and cheats must name the checks they fail."""
     data = read_json(path, error=TaskError)
     if not isinstance(data, dict) or "ops" not in data or "why" not in data:
         raise TaskError(f"{path}: a {kind} file is {{\"task\", \"why\", \"ops\"}}")
     if data.get("task") != task_id:
         raise TaskError(f"{path}: task = {data.get('task')!r}: must be {task_id!r}")
-    if kind == "near miss" and not (isinstance(data.get("fails"), list) and data["fails"]):
-        raise TaskError(f"{path}: a near miss names the checks it must fail in \"fails\": [check ids]")
+    if kind in ("near miss", "cheat") and not (isinstance(data.get("fails"), list) and data["fails"]):
+        raise TaskError(f"{path}: a {kind} names the checks it must fail in \"fails\": [check ids]")
     return submission_from_data(data["ops"], source=str(path)), data
 
 
@@ -65,22 +72,43 @@ def check_baseline(task: Task, bench: Bench, *, trusted: bool | None = None) -> 
     return Verdict(task.id, "baseline", ok, f"doing nothing scores {r.score:.3f} (want < {MISS_MAX})", r)
 
 
-def check_near_miss(task: Task, path: Path, bench: Bench, *, trusted: bool | None = None) -> Verdict:
-    sub, data = load_answer(path, task_id=task.id, kind="near miss")
-    what = path.name[len(task.id) + 1:-len(".json")]
+def answer_name(task_id: str, path: Path) -> str:
+    """``<what>`` of ``<task>.<what>.json`` (``cheat-…`` and ``alt-…`` keep their prefix)."""
+    return path.name[len(task_id) + 1:-len(".json")]
+
+
+def check_alternative(task: Task, path: Path, bench: Bench, *, trusted: bool | None = None) -> Verdict:
+    """Another correct answer, done another way: it must score like the oracle."""
+    sub, _ = load_answer(path, task_id=task.id, kind="alternative")
+    what = answer_name(task.id, path)[len(ALT):]
+    r = score_task(task, sub, bench=bench, trusted=trusted)
+    ok = r.score >= ORACLE_MIN
+    return Verdict(task.id, f"alt:{what}", ok, f"alternative scores {r.score:.3f} (want >= {ORACLE_MIN})", r)
+
+
+def check_cheat(task: Task, path: Path, bench: Bench, *, trusted: bool | None = None) -> Verdict:
+    """An answer that games the checks: held to the near-miss rule."""
+    return check_near_miss(task, path, bench, trusted=trusted, kind="cheat")
+
+
+def check_near_miss(task: Task, path: Path, bench: Bench, *, trusted: bool | None = None,
+                    kind: str = "near miss") -> Verdict:
+    sub, data = load_answer(path, task_id=task.id, kind=kind)
+    what = answer_name(task.id, path)
+    rule = f"cheat:{what[len(CHEAT):]}" if kind == "cheat" else f"near:{what}"
     r = score_task(task, sub, bench=bench, trusted=trusted)
     ids = {c.id for c in r.checks}
     unknown = [c for c in data["fails"] if c not in ids]
-    if unknown:
-        raise TaskError(f"{path}: fails names {unknown}, not checks of {task.id} ({', '.join(sorted(ids))})")
-    held = [c for c in data["fails"] if r.check(c).score >= 1.0]
+    held = [c for c in data["fails"] if c in ids and r.check(c).score >= 1.0]
     problems = []
+    if unknown:  # still scored, so the table shows how the answer fares on the checks there are
+        problems.append(f"fails names {', '.join(unknown)}, not checks of {task.id} ({', '.join(sorted(ids))})")
     if r.score >= MISS_MAX:
         problems.append(f"scores {r.score:.3f} (want < {MISS_MAX})")
     if held:
         problems.append(f"passes {', '.join(held)} which it should fail")
     msg = "; ".join(problems) or f"scores {r.score:.3f} and fails {', '.join(data['fails'])}"
-    return Verdict(task.id, f"near:{what}", not problems, msg, r)
+    return Verdict(task.id, rule, not problems, msg, r)
 
 
 def scramble_new_ids(song: Song, *, start: Song, seed: int) -> Song:
@@ -157,4 +185,39 @@ def check_bench(bench: Bench) -> list[str]:
     for fam in FAMILIES:
         if families.get(fam, 0) < 2:
             problems.append(f"family {fam}: {families.get(fam, 0)} task(s) (want at least 2)")
+    ids = [p.stem for p in paths]
+    return problems + stray_answers(bench, ids) + adversarial_set(bench, ids)
+
+
+def adversarial_set(bench: Bench, task_ids: list[str]) -> list[str]:
+    """Tasks without their own adversarial set: at least :data:`MIN_CHEATS` cheats and
+    :data:`MIN_ALTERNATIVES` alternative answer, so each task's checks are shown to catch gaming and to
+    accept a right answer done another way."""
+    problems = []
+    for t in task_ids:
+        cheats, alts = len(bench.cheat_paths(t)), len(bench.alternative_paths(t))
+        if cheats < MIN_CHEATS:
+            problems.append(f"{t}: {cheats} cheat(s) (want at least {MIN_CHEATS}: "
+                            f"near_misses/{t}.cheat-<what>.json)")
+        if alts < MIN_ALTERNATIVES:
+            problems.append(f"{t}: {alts} alternative answer(s) (want at least {MIN_ALTERNATIVES}: "
+                            f"oracles/{t}.alt-<what>.json)")
+    return problems
+
+
+def stray_answers(bench: Bench, task_ids: list[str]) -> list[str]:
+    """Answer files no rule would read: a misnamed alternative or cheat must not drop out silently."""
+    problems = []
+    for folder, allowed in (("oracles", "<task>.json or <task>.alt-<what>.json"),
+                            ("near_misses", "<task>.<what>.json or <task>.cheat-<what>.json")):
+        read = set()
+        for t in task_ids:
+            read.update(bench.alternative_paths(t) if folder == "oracles" else
+                        bench.near_miss_paths(t) + bench.cheat_paths(t))
+            if folder == "oracles":
+                read.add(bench.oracle_path(t))
+        for path in sorted((bench.root / folder).glob("*")):
+            if path not in read and not path.name.startswith("."):
+                problems.append(f"{path}: not an answer file of any task (want {allowed}, <task> one of the "
+                                f"task ids)")
     return problems

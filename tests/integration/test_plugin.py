@@ -326,6 +326,16 @@ def test_self_check_items_and_the_bench_rule(pytester, bench):
     assert rules["baseline"]["ok"] and rules["baseline"]["score"] < 0.5
 
 
+def test_self_check_has_an_item_per_alternative_and_cheat_named_for_its_file(pytester, bench):
+    shutil.copy(bench.oracle_path(QUANT), bench.root / "oracles" / f"{QUANT}.alt-again.json")
+    shutil.copy(bench.near_miss_paths(QUANT)[0], bench.root / "near_misses" / f"{QUANT}.cheat-straight.json")
+    res = _run(pytester, "--collect-only", "-q", "-k", QUANT)
+    got = [line.split("::")[-1] for line in res.outlines if "::" in line]
+    assert got == ["oracle", "baseline", "alt-again", "near-straight", "cheat-straight", "repeat"]
+    res = _run(pytester, "-k", "alt- or cheat-", "--overdub-trust-kernels")
+    res.assert_outcomes(passed=2)
+
+
 def test_checkout_runs_testpaths_and_self_check_but_explicit_args_only_those(pytester, bench):
     pytester.makeini("[pytest]\ntestpaths = tests\n")
     (pytester.path / "tests").mkdir()

@@ -22,6 +22,8 @@ def test_paths_map_to_the_tasks_they_touch(tmp_path):
     assert bench_root(paths) == root.resolve()
     assert task_ids_for(paths, root=root) == ["edit-c", "mix-a", "mix-b"]
     assert task_ids_for([root / "near_misses" / "mix-b.too-loud.json"], root=root) == ["mix-b"]
+    assert task_ids_for([root / "near_misses" / "mix-b.cheat-mute-all.json"], root=root) == ["mix-b"]
+    assert task_ids_for([root / "oracles" / "mix-a.alt-eq.json"], root=root) == ["mix-a"]  # not dropped
     assert task_ids_for([root / "songs" / "lab.json", root / "tasks" / "gone.json"], root=root) == ["edit-c"]
     assert task_ids_for([root / "tools" / "make.py"], root=root) == []
 
