@@ -49,6 +49,10 @@ from .scoring import CheckResult
 
 #: A stem nulls when its residual is at least this far under the stem's own level, dB.
 NULL_DB = 60.0
+#: Where changes are confined to sections, the stretch on either side of an allowed section that still
+#: belongs to it, beats (a 16th note): an automation ramp into the downbeat, or a fade out of the last
+#: beat, is how a musician makes a change in that section.
+SECTION_EDGE_BEATS = 0.25
 #: A track in scope is made inaudible when its stem falls more than this under its starting level, dB.
 INAUDIBLE_DB = 30.0
 #: The block of the residual's loudest stretch and of the music test's level curve, seconds.
@@ -163,8 +167,9 @@ def _allowed_ids(scope: ChangeScope, start: Song) -> set[str]:
 
 def _outside_spans(scope: ChangeScope, start: Song) -> list[tuple[float, float | None]] | None:
     """The beat spans of the starting song outside ``scope.sections`` (``None`` when changes are not
-    confined). The render's tail after the song's end belongs to what ends there: it is outside only
-    when the last stretch of the song is (``None`` as the end of the last span)."""
+    confined), each allowed section widened by :data:`SECTION_EDGE_BEATS` on either side. The render's
+    tail after the song's end belongs to what ends there: it is outside only when the last stretch of the
+    song is (``None`` as the end of the last span)."""
     from ..song.timing import song_end_beats
 
     if not scope.sections:
@@ -175,7 +180,7 @@ def _outside_spans(scope: ChangeScope, start: Song) -> list[tuple[float, float |
         if sec is None:
             names = ", ".join(s.name or s.id for s in start.sections) or "none"
             raise TaskError(f"scope.sections: {ref!r} is not a section of the starting song (sections: {names})")
-        inside.append((sec.start, sec.start + sec.length))
+        inside.append((sec.start - SECTION_EDGE_BEATS, sec.start + sec.length + SECTION_EDGE_BEATS))
     end = song_end_beats(start)
     spans: list[tuple[float, float | None]] = []
     at = 0.0
