@@ -67,6 +67,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from ..devices import house_class
+from ..devices.params import real_number
 from ..devices.base import Effect, Instrument, NoteEvent
 from ..dsp.compiled import all_finite, copy_scaled
 from ..dsp.dynamics import balance_gains, hard_clip
@@ -154,28 +155,20 @@ class _Table:
 
 def _house_table(cls: type) -> _Table:
     spec = getattr(cls, "spec", None)
-    if spec is None:
-        return _Table({}, _plain_number)
-    return _Table(spec.defaults(), lambda key, value: spec.resolve({key: value})[key])
+    return _Table({}, _plain_number) if spec is None else _spec_table(spec)
 
 
-def _kernel_table(defn) -> _Table:
-    ranges = {p.key: (p.min, p.max) for p in defn.params}
-
-    def coerce(key: str, value: Any) -> float:
-        if key not in ranges:
-            known = ", ".join(ranges) or "none"
-            raise DeviceError(f"{defn.id} has no parameter {key!r}; its parameters are: {known}")
-        lo, hi = ranges[key]
-        return min(max(_plain_number(key, value), lo), hi)
-
-    return _Table({p.key: float(p.default) for p in defn.params}, coerce)
+def _spec_table(spec) -> _Table:
+    """Defaults and :meth:`Param.coerce` (clamping): the one reading of a param value, for house and
+    song-defined devices alike."""
+    return _Table(spec.defaults(), lambda key, value: spec.param(key).coerce(value, clamp=True))
 
 
 def _plain_number(key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise DeviceError(f"{key}: {value!r} is not a finite number")
-    return float(value)
+    try:
+        return real_number(value)
+    except DeviceError as exc:
+        raise DeviceError(f"{key}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -265,7 +258,7 @@ def _lookup(dev_id: str, role: str, ctx: _Ctx, track_id: str, raw_params, auto,
     if defn.kind != role:
         warn("error", f"song-defined device {dev_id!r} is an {defn.kind}, used as an {role}; bypassed")
         return None
-    params = _resolve_params(_kernel_table(defn), raw_params, auto, warn)
+    params = _resolve_params(_spec_table(defn.spec), raw_params, auto, warn)
     data = defn.model_dump(mode="json", by_alias=True)
 
     def build():

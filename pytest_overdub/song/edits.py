@@ -10,12 +10,35 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+import re
+from collections import Counter
+from typing import Any, Iterator
 
-from ..devices.params import house_spec
-from ..errors import DeviceError
-from .model import Song
+from pydantic import BaseModel, ValidationError
+
+from .limits import LIMITS
+from .model import AutoPoint, Song, format_location
 from .notation import NotationError, parse_grid, parse_notes_text, parse_pitch
+from .params import ParamRefused, device_spec, read_param
+
+_NEW_ID = re.compile(r"^(t|c|fx|s|n)_x([0-9]{4,})$")
+
+
+def _note_key(n: dict) -> tuple:
+    return n["t"], n["p"]
+
+
+def _ids_in(node: Any) -> Iterator[str]:
+    """Every non-empty id in a track, insert, clip, section or note dict, or a dict of lists of them."""
+    if isinstance(node, list):
+        for x in node:
+            yield from _ids_in(x)
+        return
+    if node.get("id"):
+        yield node["id"]
+    for key in ("tracks", "inserts", "clips", "sections", "notes"):
+        if key in node:
+            yield from _ids_in(node[key])
 
 
 class Refused(Exception):
@@ -34,28 +57,48 @@ def show(value: Any) -> str:
 # --- the transaction state ----------------------------------------------------------------------
 
 class Transaction:
-    """A mutable copy of the song's data plus the refs made so far in this transaction."""
+    """A mutable copy of the song's data plus the refs made so far in this transaction.
+
+    Applying an op costs what the op touches, not the song's size: the ids in use and the counts the
+    :mod:`.limits` bound are kept up to date as ops add and remove things, and a clip's notes are sorted
+    once, when the transaction ends (or before an op edits existing notes), not after every op.
+    """
 
     def __init__(self, song: Song):
         self.data: dict[str, Any] = song.model_dump(mode="json", by_alias=True)
         self.refs: dict[str, str] = {}
-        self._used: set[str] | None = None
+        self._used: Counter[str] | None = None
+        self._next: dict[str, int] = {}  # prefix -> every {prefix}_x{n:04d} with n below it is in use
+        self._unsorted: dict[int, dict] = {}  # clips whose notes need sorting, by id()
+        tracks = self.data["tracks"]
+        self.n_clips = sum(len(tr["clips"]) for tr in tracks)
+        self.n_notes = sum(len(c["notes"]) for tr in tracks for c in tr["clips"])
 
     # ids ---------------------------------------------------------------------------------------
-    def used_ids(self) -> set[str]:
-        ids = set()
-        for tr in self.data["tracks"]:
-            ids.add(tr["id"])
-            ids.update(i["id"] for i in tr["inserts"])
-            for c in tr["clips"]:
-                ids.add(c["id"])
-                ids.update(n["id"] for n in c["notes"] if n["id"])
-        ids.update(i["id"] for i in self.data["master"]["inserts"])
-        ids.update(s["id"] for s in self.data["sections"])
-        return ids
+    def used_ids(self) -> Counter[str]:
+        if self._used is None:
+            self._used = Counter(_ids_in({"tracks": self.data["tracks"], "inserts": self.data["master"]["inserts"],
+                                          "sections": self.data["sections"]}))
+        return self._used
+
+    def claim(self, ident: str) -> str:
+        self.used_ids()[ident] += 1
+        return ident
+
+    def forget(self, node: Any) -> None:
+        """Free the ids of a removed track, insert, clip, section or note (and of all it holds)."""
+        used = self.used_ids()
+        for ident in _ids_in(node):
+            used[ident] -= 1
+            if used[ident] <= 0:
+                del used[ident]
+                m = _NEW_ID.match(ident)
+                if m and ident == f"{m[1]}_x{int(m[2]):04d}":
+                    self._next[m[1]] = min(self._next.get(m[1], 0), int(m[2]))
 
     def fresh_id(self, spec: dict, field: str, prefix: str) -> str:
-        """``spec["id"]`` if given (a string not used yet), else a new id with ``prefix``."""
+        """``spec["id"]`` if given (a string not used yet), else a new id with ``prefix``; either is
+        claimed."""
         ident = spec.get("id")
         if ident is None or ident == "":
             return self.new_id(prefix)
@@ -63,14 +106,29 @@ class Transaction:
             raise Refused(f"{field}.id", ident, "a string id")
         if ident in self.used_ids():
             raise Refused(f"{field}.id", ident, "an id not already used in the song")
-        return ident
+        return self.claim(ident)
 
     def new_id(self, prefix: str) -> str:
+        """The first unused ``{prefix}_x0000``, ``{prefix}_x0001``, ...; claimed."""
         used = self.used_ids()
-        n = 0
+        n = self._next.get(prefix, 0)
         while f"{prefix}_x{n:04d}" in used:
             n += 1
-        return f"{prefix}_x{n:04d}"
+        self._next[prefix] = n + 1
+        return self.claim(f"{prefix}_x{n:04d}")
+
+    # notes order -------------------------------------------------------------------------------
+    def unsorted(self, clip: dict) -> None:
+        self._unsorted[id(clip)] = clip
+
+    def sort_notes(self, clip: dict | None = None) -> None:
+        """Sort the notes of ``clip`` (None: of every clip an op left unsorted) by (t, p), stably: the
+        order is the one sorting after every op would give."""
+        clips = list(self._unsorted.values()) if clip is None else [self._unsorted.get(id(clip))]
+        for c in clips:
+            if c is not None:
+                c["notes"].sort(key=_note_key)
+                del self._unsorted[id(c)]
 
     def deref(self, value: Any, field: str = "ref") -> Any:
         if isinstance(value, str) and value.startswith("$"):
@@ -147,42 +205,40 @@ class Transaction:
         """Validate a params patch against the device's table; ``None`` values remove keys."""
         if not isinstance(params, dict):
             raise Refused(field, params, "an object of param: value")
-        spec = house_spec(device)
-        defined = self.data["devices"].get(device)
+        spec = device_spec(device, self.data["devices"])
         out = {}
         for key, value in params.items():
-            where = f"{field}.{key}"
-            if value is None:
-                out[key] = None
-                continue
-            if spec is not None:
-                try:
-                    param = spec.param(key)
-                except DeviceError:
-                    raise Refused(where, value, f"a param of {device}: "
-                                   + ", ".join(p.key for p in spec.params)) from None
-                try:
-                    out[key] = param.check(value)
-                except (DeviceError, OverflowError):
-                    raise Refused(where, value, f"{device} {key}: {param.allowed()}") from None
-            elif defined is not None:
-                out[key] = check_defined_param(defined, key, value, where)
-            else:
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value):
-                    raise Refused(where, value, "a finite number")
-                out[key] = float(value)
+            try:
+                out[key] = None if value is None else read_param(spec, device, key, value)
+            except ParamRefused as r:
+                raise Refused(f"{field}.{key}", value, r.allowed) from None
         return out
 
+    def check_auto(self, device: str, auto: Any, field: str) -> dict:
+        """An ``auto`` object ``{param: [{t, v}, ...]}`` checked point by point; returned as given."""
+        if not isinstance(auto, dict):
+            raise Refused(field, auto, "an object of param: [{t, v}, ...]")
+        for key, points in auto.items():
+            if not isinstance(points, list) or len(points) > LIMITS.points_per_param:
+                raise Refused(f"{field}.{key}", points, f"a list of at most {LIMITS.points_per_param} "
+                                                        f"points {{t, v}} (limit points_per_param)")
+            for k, pt in enumerate(points):
+                validated(AutoPoint, pt, f"{field}.{key}[{k}]")
+                self.check_params(device, {key: pt["v"]}, f"{field}.{key}[{k}].v")
+        return auto
 
-def check_defined_param(defn: dict, key: str, value: Any, where: str) -> float:
-    for p in defn["params"]:
-        if p["key"] == key:
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                    p["min"] - 1e-9 <= value <= p["max"] + 1e-9):
-                raise Refused(where, value, f"{p['min']:g}..{p['max']:g} {p.get('unit', '')}".rstrip())
-            return float(value)
-    keys = ", ".join(p["key"] for p in defn["params"]) or "none"
-    raise Refused(where, value, f"a param declared by {defn['id']}: {keys}")
+
+def validated(model: type[BaseModel], value: Any, field: str) -> None:
+    """Refuse ``value`` (what an op wrote at ``field``) unless it is a valid ``model``."""
+    try:
+        model.model_validate(value)
+    except ValidationError as err:
+        e = err.errors(include_url=False)[0]
+        loc = format_location(tuple(e["loc"])) if e["loc"] else ""
+        msg = e["msg"].removeprefix("Value error, ").removeprefix("Input should be ")
+        if e["type"] == "missing":
+            msg = "a value (this field is required)"
+        raise Refused(f"{field}.{loc}" if loc else field, e.get("input"), msg) from None
 
 
 def merge_params(target: dict, patch: dict) -> None:
@@ -305,17 +361,21 @@ def read_notes(tx: Transaction, op_: dict, field: str = "notes", *, grid_ok: boo
 
 
 def add_notes(tx: Transaction, clip: dict, notes: list[dict]) -> None:
+    """Append ``notes`` to ``clip`` (ids kept where free, else new), within the notes limits."""
+    have = len(clip["notes"])
+    if have + len(notes) > LIMITS.notes_per_clip:
+        raise Refused("notes", f"{len(notes)} notes", f"at most {LIMITS.notes_per_clip} notes in a clip (limit "
+                                                       f"notes_per_clip); clip {clip['id']} has {have}")
+    if tx.n_notes + len(notes) > LIMITS.notes:
+        raise Refused("notes", f"{len(notes)} notes", f"at most {LIMITS.notes} notes in the song (limit notes); "
+                                                       f"it has {tx.n_notes}")
     used = tx.used_ids()
-    n = 0
     for note in notes:
         note = {"p": note["p"], "t": note["t"], "d": note["d"], "v": note["v"], "id": note.get("id", "")}
-        if not note["id"] or note["id"] in used:
-            while f"n_x{n:04d}" in used:
-                n += 1
-            note["id"] = f"n_x{n:04d}"
-        used.add(note["id"])
+        note["id"] = tx.new_id("n") if not note["id"] or note["id"] in used else tx.claim(note["id"])
         clip["notes"].append(note)
-    clip["notes"].sort(key=lambda x: (x["t"], x["p"]))
+    tx.n_notes += len(notes)
+    tx.unsorted(clip)
 
 
 def index_field(op_: dict, length: int, field: str = "index") -> int:

@@ -23,7 +23,7 @@ import numpy as np
 from pytest_overdub.render import render
 from pytest_overdub.render.heap import tune_malloc
 np._core.multiarray._set_madvise_hugepage(False)
-render({"id": "tiny", "tempo": 120, "tracks": []})
+render({"format": "overdub/0", "id": "tiny", "tempo": 120, "tracks": []})
 def faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 mb = float(sys.argv[1])
@@ -39,7 +39,7 @@ RELEASE = """
 import numpy as np
 from pytest_overdub.render import render
 from pytest_overdub.render.heap import release_memory
-render({"id": "tiny", "tempo": 120, "tracks": []})
+render({"format": "overdub/0", "id": "tiny", "tempo": 120, "tracks": []})
 def rss_mb():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096 / 2**20
