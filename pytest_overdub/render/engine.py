@@ -72,6 +72,7 @@ from ..devices.base import Effect, Instrument, NoteEvent
 from ..dsp.compiled import all_finite, copy_scaled
 from ..dsp.dynamics import balance_gains, hard_clip
 from ..errors import DeviceError, RenderError
+from ..song.limits import LIMITS, check_song as check_limits
 from ..song.model import Clip, Insert, Song, Track, song_from_data
 from ..song.timing import Timeline
 from .heap import tune_malloc
@@ -556,13 +557,15 @@ def _instrument_source(track: Track, ctx: _Ctx, warnings: list[StemWarning]) -> 
 
 
 def decode_asset(data_b64: str, *, sr: int) -> np.ndarray:
-    """An embedded WAV/FLAC as float64 (2, n) at ``sr``. RenderError if it cannot be decoded."""
+    """An embedded WAV/FLAC as float64 (2, n) at ``sr``, at most the ``song_s`` limit long (a compressed
+    asset cannot unpack into hours of audio). RenderError if it cannot be decoded."""
     import soundfile as sf
     from scipy.signal import resample_poly
 
     try:
-        audio, file_sr = sf.read(io.BytesIO(base64.b64decode(data_b64, validate=False)),
-                                 dtype="float64", always_2d=True)
+        with sf.SoundFile(io.BytesIO(base64.b64decode(data_b64, validate=False))) as f:
+            file_sr = f.samplerate
+            audio = f.read(frames=int(LIMITS.song_s * file_sr), dtype="float64", always_2d=True)
     except Exception as exc:
         raise RenderError(f"cannot decode the asset as WAV/FLAC: {exc}") from None
     x = audio.T
@@ -689,6 +692,8 @@ def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
     """
     if not isinstance(song, Song):
         song = song_from_data(song)
+    else:
+        check_limits(song, source=f"song {song.id!r}")  # a Song built in Python: bounded all the same
     if int(sr) <= 0:
         raise RenderError(f"sr = {sr!r}: the sample rate must be a positive number of Hz (48000 canonical)")
     tune_malloc()  # once per process: freed blocks up to 32 MB are reused, not re-faulted (see .heap)

@@ -119,6 +119,19 @@ def span_refusal(start: float, length: float, tempo: float) -> str | None:
             f"{tempo:g} bpm); this ends at {end_s:.1f} s")
 
 
+def ops_refusal(transactions: Any, *, first: int = 0) -> str | None:
+    """Why a submission's transactions (lists of ops, numbered from ``first``) are too many, else None."""
+    if len(transactions) > LIMITS.transactions:
+        return f"{len(transactions)} transactions, over the limit transactions = {LIMITS.transactions}"
+    total = 0
+    for k, ops in enumerate(transactions, start=first):
+        total += len(ops) if isinstance(ops, (list, tuple)) else 0
+        if total > LIMITS.ops:
+            i = len(ops) - (total - LIMITS.ops)
+            return f"transaction {k}, op {i} is op {LIMITS.ops + 1} of the submission, over the limit ops = {LIMITS.ops}"
+    return None
+
+
 def check_song(song: Any, *, source: str) -> None:
     """Raise :class:`LimitError` listing every limit ``song`` exceeds."""
     problems = list(song_problems(song))

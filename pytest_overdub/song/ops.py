@@ -27,7 +27,7 @@ from .edits import (
     Refused, Transaction, add_notes, bool_field, finite, index_field, merge_params, number, number_field, obj_field,
     only_fields, read_notes, show, str_field, validated,
 )
-from .limits import LIMITS, span_refusal
+from .limits import LIMITS, ops_refusal, span_refusal
 from .model import Clip, DeviceDef, Insert, Key, Loop, Section, Song, Track, check_song, describe_validation_error
 
 Handler = Callable[[Transaction, dict[str, Any]], None]
@@ -58,7 +58,7 @@ def _project_set(tx: Transaction, o: dict) -> None:
         spans = [c for tr in d["tracks"] for c in tr["clips"]] + d["sections"]
         last = max(spans, key=lambda x: x["start"] + x["length"], default=None)
         if last is not None:
-            _within_song(tx, last["start"], last["length"], "patch.tempo", d["tempo"])
+            _within_song(tx, last["start"], last["length"], "patch.tempo", patch["tempo"])
     if "meter" in patch:
         m = patch["meter"]
         if not (isinstance(m, list) and len(m) == 2 and all(isinstance(x, int) and 1 <= x <= 32 for x in m)):
@@ -244,7 +244,7 @@ def _add_clip(tx: Transaction, track: dict, spec: Any, field: str) -> dict:
     if "mute" in spec:
         clip["mute"] = bool_field(spec, "mute", field)
     validated(Clip, clip, field)
-    _within_song(tx, clip["start"], clip["length"], f"{field}.length", clip["length"])
+    _within_song(tx, clip["start"], clip["length"], f"{field}.length", spec["length"])
     track["clips"].append(clip)
     tx.n_clips += 1
     if spec.get("notes") is not None or spec.get("grid") is not None:
@@ -378,7 +378,7 @@ def _section_add(tx: Transaction, o: dict) -> None:
     if len(tx.data["sections"]) >= LIMITS.sections:
         raise Refused("section", spec, f"at most {LIMITS.sections} sections in a song (limit sections)")
     validated(Section, s, "section")
-    _within_song(tx, s["start"], s["length"], "section.length", s["length"])
+    _within_song(tx, s["start"], s["length"], "section.length", spec["length"])
     tx.data["sections"].append(s)
     tx.data["sections"].sort(key=lambda x: x["start"])
     tx.remember(o.get("ref"), sid)
@@ -587,7 +587,9 @@ def apply_transactions(song: Song, transactions: list[list[Any]], *, first: int 
     """Apply several transactions in order (numbered from ``first``); the first refused op raises OpError
     and nothing is applied. Each op is checked where it writes; the whole song is validated once, at the
     end, so the cost is linear in the number of ops."""
-    _check_counts(transactions, first)
+    too_many = ops_refusal(transactions, first=first)
+    if too_many is not None:
+        raise OpError(too_many)
     tx = Transaction(song)
     for k, ops in enumerate(transactions, start=first):
         if not isinstance(ops, list):
@@ -605,19 +607,6 @@ def apply_transactions(song: Song, transactions: list[list[Any]], *, first: int 
     except SongError as exc:
         raise OpError(str(exc)) from None
     return out
-
-
-def _check_counts(transactions: list[list[Any]], first: int) -> None:
-    if len(transactions) > LIMITS.transactions:
-        raise OpError(f"transaction {first + LIMITS.transactions}: {len(transactions)} transactions, over the "
-                      f"limit transactions = {LIMITS.transactions}")
-    total = 0
-    for k, ops in enumerate(transactions, start=first):
-        total += len(ops) if isinstance(ops, list) else 0
-        if total > LIMITS.ops:
-            i = len(ops) - (total - LIMITS.ops)
-            raise OpError(f"transaction {k}, op {i}: op number {LIMITS.ops + 1} of the submission, over the "
-                          f"limit ops = {LIMITS.ops}")
 
 
 __all__ = ["apply_ops", "apply_transactions", "apply_op_data", "known_op_types", "OPS"]
