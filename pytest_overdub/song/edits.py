@@ -73,6 +73,12 @@ class Transaction:
         tracks = self.data["tracks"]
         self.n_clips = sum(len(tr["clips"]) for tr in tracks)
         self.n_notes = sum(len(c["notes"]) for tr in tracks for c in tr["clips"])
+        self.end_beats = self.content_end_beats()  # never below the true end (raised as spans grow)
+
+    def content_end_beats(self) -> float:
+        """The latest clip or section end now, in beats (O(clips))."""
+        spans = [c for tr in self.data["tracks"] for c in tr["clips"]] + self.data["sections"]
+        return max((x["start"] + x["length"] for x in spans), default=0.0)
 
     # ids ---------------------------------------------------------------------------------------
     def used_ids(self) -> Counter[str]:
@@ -258,15 +264,17 @@ def number(op_: dict, field: str, *, lo: float | None = None, hi: float | None =
             raise Refused(field, None, "a number (required)")
         return default
     v = op_[field]
-    if hi is None and lo is not None:
-        rng = f">= {lo:g} {unit}".strip()
-    else:
-        rng = f"{'' if lo is None else f'{lo:g}'}..{'' if hi is None else f'{hi:g}'} {unit}".strip()
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not finite(v):
-        raise Refused(field, v, f"a finite number {rng}".strip())
+        raise Refused(field, v, f"a finite number {_range(lo, hi, unit)}".strip())
     if (lo is not None and (v <= lo if gt else v < lo)) or (hi is not None and v > hi):
-        raise Refused(field, v, rng if not gt else f"more than {lo:g} {unit}".strip())
+        raise Refused(field, v, _range(lo, hi, unit) if not gt else f"more than {lo:g} {unit}".strip())
     return float(v)
+
+
+def _range(lo: float | None, hi: float | None, unit: str) -> str:
+    if hi is None and lo is not None:
+        return f">= {lo:g} {unit}".strip()
+    return f"{'' if lo is None else f'{lo:g}'}..{'' if hi is None else f'{hi:g}'} {unit}".strip()
 
 
 def finite(v: int | float) -> bool:

@@ -23,11 +23,13 @@ class Limits:
     """The bounds, each named as it appears in error messages."""
 
     #: Seconds of audio: every clip and section must end by then at the song's tempo (the song's length,
-    #: and so each clip's and section's, is bounded by it). 15 minutes: longer than almost any song,
-    #: and a render of 15 minutes stays within a few GB (README, "Limits").
+    #: and so each clip's and section's, is bounded by it). 15 minutes: longer than almost any song.
     song_s: float = 900.0
     #: Tracks in a song. Large film and prog sessions use 40-60.
     tracks: int = 64
+    #: Tracks x the song's length in seconds: a scoring holds every track's stem (float64 stereo), so its
+    #: memory grows with this, about 1.1 MB per track-second (README, "Limits"). 40 tracks of 12 minutes.
+    track_s: float = 40 * 720.0
     #: Inserts in one chain (a track's or the master's). A heavy mix chain is 8-12.
     inserts_per_chain: int = 32
     #: Clips in a song, all tracks together: one clip per bar on 40 tracks of a 6-minute song is 4,800.
@@ -86,6 +88,10 @@ def song_problems(song: Any) -> Iterator[str]:
                 yield over("notes_per_clip", len(c.notes), f"tracks[{i}].clips[{j}].notes",
                            what=f"{len(c.notes)} notes")
             n_notes += len(c.notes)
+    end_s = song_end_s(max([c.start + c.length for tr in tracks for c in tr.clips]
+                           + [s.start + s.length for s in song.sections], default=0.0), tempo)
+    if len(tracks) * end_s > LIMITS.track_s:
+        yield over("track_s", len(tracks) * end_s, "tracks", what=track_seconds(len(tracks), end_s))
     if n_clips > LIMITS.clips:
         yield over("clips", n_clips, "tracks[*].clips", what=f"{n_clips} clips in the song")
     if n_notes > LIMITS.notes:
@@ -110,6 +116,10 @@ def _span_problem(where: str, start: float, length: float, tempo: float) -> Iter
                                                f"{tempo:g} bpm")
 
 
+def track_seconds(n_tracks: int, end_s: float) -> str:
+    return f"{n_tracks} tracks x {end_s:.1f} s = {n_tracks * end_s:.0f} track-seconds"
+
+
 def span_refusal(start: float, length: float, tempo: float) -> str | None:
     """What an op is told when a clip or section would end past :attr:`Limits.song_s`, else None."""
     end_s = song_end_s(start + length, tempo)
@@ -128,7 +138,8 @@ def ops_refusal(transactions: Any, *, first: int = 0) -> str | None:
         total += len(ops) if isinstance(ops, (list, tuple)) else 0
         if total > LIMITS.ops:
             i = len(ops) - (total - LIMITS.ops)
-            return f"transaction {k}, op {i} is op {LIMITS.ops + 1} of the submission, over the limit ops = {LIMITS.ops}"
+            return (f"transaction {k}, op {i} is op {LIMITS.ops + 1} of the submission, over the limit "
+                    f"ops = {LIMITS.ops}")
     return None
 
 

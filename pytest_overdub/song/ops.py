@@ -12,7 +12,11 @@ Conventions:
   deterministic, and renamed by position before rendering (:mod:`.ids`).
 * Params are validated against the device's table (house devices: appendix A; song-defined devices:
   their declared params); a device id that is neither is accepted and bypassed at render time.
-* Values: gain -96..24 dB, pan -1..1, tempo 20..400 bpm, clip length >= 0.25 beats.
+* Values: gain -96..24 dB, pan -1..1, tempo 20..400 bpm, clip length >= 0.25 beats; numbers are JSON
+  numbers (never strings), as in song files.
+* Each op is checked where it writes, against the :mod:`.limits` too (a clip or section ending past
+  ``song_s``, the 65th track, the note over ``notes_per_clip`` are refused at that op); the song is
+  validated whole once, after the last transaction, so applying ops is linear in what they carry.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from .edits import (
     Refused, Transaction, add_notes, bool_field, finite, index_field, merge_params, number, number_field, obj_field,
     only_fields, read_notes, show, str_field, validated,
 )
-from .limits import LIMITS, ops_refusal, span_refusal
+from .limits import LIMITS, ops_refusal, song_end_s, span_refusal, track_seconds
 from .model import Clip, DeviceDef, Insert, Key, Loop, Section, Song, Track, check_song, describe_validation_error
 
 Handler = Callable[[Transaction, dict[str, Any]], None]
@@ -55,10 +59,7 @@ def _project_set(tx: Transaction, o: dict) -> None:
         d["title"] = str_field(patch, "title", "patch")
     if "tempo" in patch:
         d["tempo"] = number_field(patch, "tempo", "patch", 20, 400, "bpm")
-        spans = [c for tr in d["tracks"] for c in tr["clips"]] + d["sections"]
-        last = max(spans, key=lambda x: x["start"] + x["length"], default=None)
-        if last is not None:
-            _within_song(tx, last["start"], last["length"], "patch.tempo", patch["tempo"])
+        _within_song(tx, 0.0, tx.content_end_beats(), "patch.tempo", patch["tempo"])
     if "meter" in patch:
         m = patch["meter"]
         if not (isinstance(m, list) and len(m) == 2 and all(isinstance(x, int) and 1 <= x <= 32 for x in m)):
@@ -72,10 +73,24 @@ def _project_set(tx: Transaction, o: dict) -> None:
 
 
 def _within_song(tx: Transaction, start: float, length: float, field: str, value: Any) -> None:
-    """Refuse a clip or section that would end past the song_s limit."""
+    """Refuse a clip or section (just written) that ends past the song_s limit or makes tracks x seconds
+    exceed track_s."""
     refusal = span_refusal(start, length, tx.data["tempo"])
     if refusal is not None:
         raise Refused(field, value, refusal)
+    tx.end_beats = max(tx.end_beats, start + length)
+    _track_seconds(tx, field, value)
+
+
+def _track_seconds(tx: Transaction, field: str, value: Any) -> None:
+    n, tempo = len(tx.data["tracks"]), tx.data["tempo"]
+    if n * song_end_s(tx.end_beats, tempo) <= LIMITS.track_s:
+        return
+    tx.end_beats = tx.content_end_beats()  # the bound may be stale after removals: the exact end decides
+    end_s = song_end_s(tx.end_beats, tempo)
+    if n * end_s > LIMITS.track_s:
+        raise Refused(field, value, f"at most {LIMITS.track_s:g} track-seconds (limit track_s); this makes "
+                                    f"{track_seconds(n, end_s)}")
 
 
 @op("track.add", track="required", index="optional", ref="optional")
@@ -110,6 +125,7 @@ def _track_add(tx: Transaction, o: dict) -> None:
     validated(Track, track, "track")
     tracks = tx.data["tracks"]
     tracks.insert(index_field(o, len(tracks)), track)
+    _track_seconds(tx, "track", spec)
     for key in ("inserts", "clips"):
         if spec.get(key) is not None and not isinstance(spec[key], list):
             raise Refused(f"track.{key}", spec[key], "a list")

@@ -56,7 +56,7 @@ def test_a_twelve_minute_prog_track_with_40_tracks_passes_the_real_limits():
 
 
 def test_the_limits_are_generous_for_music_and_far_below_hours():
-    assert 12 * 60 < LIMITS.song_s < 30 * 60
+    assert 12 * 60 < LIMITS.song_s < 30 * 60 and LIMITS.track_s >= 40 * 12 * 60
     assert LIMITS.tracks >= 40 and LIMITS.notes_per_clip >= 12 * 60 * 200 / 60 * 4
 
 
@@ -101,6 +101,27 @@ def test_each_count_limit_is_refused_one_over_and_accepted_at_it(small, name, va
     song_from_data(_song(build(value)))
 
 
+def test_tracks_times_seconds_is_bounded(small):
+    # Memory grows with tracks x seconds: 3 tracks of 10 s pass 30 track-seconds, a 4th does not.
+    small(track_s=30.0)
+    three = [_track(k, clips=[_clip(f"c_{k}", length=20)]) for k in range(3)]  # 20 beats = 10 s at 120 bpm
+    song = song_from_data(_song(three))
+    with pytest.raises(SongError) as info:
+        song_from_data(_song(three + [_track(3)]))
+    assert str(info.value).splitlines()[1:] == [
+        "  tracks: 4 tracks x 10.0 s = 40 track-seconds, over the limit track_s = 30"]
+    msg = _op_error(song, [{"type": "track.add", "track": {"name": "One more"}}])
+    assert msg.startswith("transaction 0, op 0 (track.add): track = ")
+    assert msg.endswith("allowed at most 30 track-seconds (limit track_s); this makes 4 tracks x 10.0 s = 40 "
+                        "track-seconds")
+    msg = _op_error(song, [{"type": "clip.set", "track": "T0", "clip": 0, "patch": {"length": 22}}])
+    assert "(clip.set): patch.length = 22: allowed at most 30 track-seconds" in msg
+    # After a shorter song, the same track fits: the bound follows removals within a transaction.
+    shorter = apply_ops(song, [{"type": "clip.set", "track": f"T{k}", "clip": 0, "patch": {"length": 10}}
+                               for k in range(3)] + [{"type": "track.add", "track": {"name": "One more"}}])
+    assert len(shorter.tracks) == 4
+
+
 def test_sections_and_automation_points_are_bounded(small):
     small(sections=1, points_per_param=1)
     data = _song([_track(0)], sections=[{"id": f"s_{i}", "start": i, "length": 1} for i in range(2)])
@@ -129,7 +150,8 @@ def _op_error(song, ops) -> str:
 
 def test_track_and_insert_counts_are_refused_at_the_op(small):
     small(tracks=3, inserts_per_chain=2)
-    msg = _op_error(TINY, [{"type": "track.add", "track": {"name": "Pad"}}, {"type": "track.add", "track": {"name": "X"}}])
+    add = {"type": "track.add", "track": {"name": "Pad"}}
+    msg = _op_error(TINY, [add, add])
     assert msg.startswith("transaction 0, op 1 (track.add): track = ") and "limit tracks" in msg
     msg = _op_error(TINY, [{"type": "insert.add", "track": "Bass", "insert": {"device": "core.verb"}}])
     assert msg.startswith("transaction 0, op 0 (insert.add): insert = ")
