@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
+from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Iterator
 
 from pydantic import BaseModel, ValidationError
@@ -24,8 +27,43 @@ from .params import ParamRefused, device_spec, read_param
 _NEW_ID = re.compile(r"^(t|c|fx|s|n)_x([0-9]{4,})$")
 
 
-def _note_key(n: dict) -> tuple:
-    return n["t"], n["p"]
+note_key = itemgetter("t", "p")  # notes are kept sorted by (t, p), stably
+
+
+def resort_moved(notes: list[dict], keys_before: dict[int, tuple]) -> None:
+    """Put the notes whose (t, p) changed (``keys_before``: id() -> old key) where a stable sort of
+    ``notes`` (sorted before the change) puts them, without sorting: a stable sort orders by (key, old
+    position), so a moved note goes before the notes it now ties with if its key grew (they all lay after
+    it), after them if it shrank, and moved notes that tie keep their old order. O(moved x log n)."""
+    def old_key(n: dict) -> tuple:
+        return keys_before.get(id(n)) or note_key(n)
+
+    moved = []
+    for k0 in sorted(set(keys_before.values())):
+        lo = bisect_left(notes, k0, key=old_key)
+        hi = bisect_right(notes, k0, key=old_key)
+        moved += [(j, notes[j]) for j in range(lo, hi) if id(notes[j]) in keys_before]
+    moved.sort(key=lambda x: x[0])
+    for j, _ in reversed(moved):
+        del notes[j]
+    side: dict[int, int] = {}  # id() of a placed moved note -> -1 before its ties, +1 after them
+
+    def placed_key(n: dict) -> tuple:
+        return note_key(n), side.get(id(n), 0)
+
+    for _, m in moved:
+        side[id(m)] = -1 if note_key(m) > keys_before[id(m)] else 1
+        notes.insert(bisect_right(notes, placed_key(m), key=placed_key), m)
+
+
+@dataclass
+class _ClipWork:
+    """What a transaction has deferred for one clip: a sort, removed notes still in the list, an index."""
+
+    clip: dict  # held, so the id() keying this entry cannot be reused while it lives
+    unsorted: bool = False
+    dead: set[int] = field(default_factory=set)  # id() of removed notes not yet dropped from the list
+    index: dict[str, list[dict]] | None = None  # live notes by note id, in list order when built
 
 
 def _ids_in(node: Any) -> Iterator[str]:
@@ -60,8 +98,10 @@ class Transaction:
     """A mutable copy of the song's data plus the refs made so far in this transaction.
 
     Applying an op costs what the op touches, not the song's size: the ids in use and the counts the
-    :mod:`.limits` bound are kept up to date as ops add and remove things, and a clip's notes are sorted
-    once, when the transaction ends (or before an op edits existing notes), not after every op.
+    :mod:`.limits` bound are kept up to date as ops add and remove things; a clip's notes are found by
+    id through an index, removed ones dropped from the list and the list sorted when the transaction
+    ends or before an op edits existing notes (:meth:`flush`), not after every op. The result is the
+    one sorting and filtering after every op would give.
     """
 
     def __init__(self, song: Song):
@@ -69,7 +109,7 @@ class Transaction:
         self.refs: dict[str, str] = {}
         self._used: Counter[str] | None = None
         self._next: dict[str, int] = {}  # prefix -> every {prefix}_x{n:04d} with n below it is in use
-        self._unsorted: dict[int, dict] = {}  # clips whose notes need sorting, by id()
+        self._work: dict[int, _ClipWork] = {}  # by id() of the clip
         tracks = self.data["tracks"]
         self.n_clips = sum(len(tr["clips"]) for tr in tracks)
         self.n_notes = sum(len(c["notes"]) for tr in tracks for c in tr["clips"])
@@ -123,18 +163,68 @@ class Transaction:
         self._next[prefix] = n + 1
         return self.claim(f"{prefix}_x{n:04d}")
 
-    # notes order -------------------------------------------------------------------------------
-    def unsorted(self, clip: dict) -> None:
-        self._unsorted[id(clip)] = clip
+    # notes -------------------------------------------------------------------------------------
+    def _clip_work(self, clip: dict) -> _ClipWork:
+        work = self._work.get(id(clip))
+        if work is None:
+            work = self._work[id(clip)] = _ClipWork(clip)
+        return work
 
-    def sort_notes(self, clip: dict | None = None) -> None:
-        """Sort the notes of ``clip`` (None: of every clip an op left unsorted) by (t, p), stably: the
-        order is the one sorting after every op would give."""
-        clips = list(self._unsorted.values()) if clip is None else [self._unsorted.get(id(clip))]
-        for c in clips:
-            if c is not None:
-                c["notes"].sort(key=_note_key)
-                del self._unsorted[id(c)]
+    def live_notes(self, clip: dict) -> int:
+        work = self._work.get(id(clip))
+        return len(clip["notes"]) - (len(work.dead) if work else 0)
+
+    def notes_by_id(self, clip: dict) -> dict[str, list[dict]]:
+        """The clip's live notes by id (a list: a loaded song may repeat a note id)."""
+        work = self._clip_work(clip)
+        if work.index is None:
+            work.index = {}
+            for n in clip["notes"]:
+                if id(n) not in work.dead:
+                    work.index.setdefault(n["id"], []).append(n)
+        return work.index
+
+    def appended(self, clip: dict, notes: list[dict]) -> None:
+        work = self._clip_work(clip)
+        work.unsorted = True
+        if work.index is not None:
+            for n in notes:
+                work.index.setdefault(n["id"], []).append(n)
+
+    def changed_order(self, clip: dict) -> None:
+        self._clip_work(clip).unsorted = True
+
+    def remove_notes(self, clip: dict, ids: list[str]) -> None:
+        """Remove every live note with one of ``ids`` (its id is freed)."""
+        index, work = self.notes_by_id(clip), self._clip_work(clip)
+        gone = [n for nid in dict.fromkeys(ids) for n in index.pop(nid, [])]
+        work.dead.update(id(n) for n in gone)
+        self.forget(gone)
+        self.n_notes -= len(gone)
+
+    def flush(self, clip: dict | None = None) -> None:
+        """Drop removed notes from the list and sort it by (t, p), stably, for ``clip`` (None: every clip
+        with deferred work)."""
+        works = list(self._work.values()) if clip is None else [self._work.get(id(clip))]
+        for work in works:
+            if work is None:
+                continue
+            notes = work.clip["notes"]
+            if work.dead:
+                notes[:] = [n for n in notes if id(n) not in work.dead]
+                work.dead.clear()
+            if work.unsorted:
+                notes.sort(key=note_key)
+                work.unsorted = False
+
+    def dropped(self, clips: list[dict]) -> None:
+        """Clips whose notes are about to be discarded (clip or track removed, notes replaced): their live
+        notes are freed and counted out."""
+        for clip in clips:
+            self.flush(clip)
+            self._work.pop(id(clip), None)
+            self.forget(clip["notes"])
+            self.n_notes -= len(clip["notes"])
 
     def deref(self, value: Any, field: str = "ref") -> Any:
         if isinstance(value, str) and value.startswith("$"):
@@ -370,7 +460,7 @@ def read_notes(tx: Transaction, op_: dict, field: str = "notes", *, grid_ok: boo
 
 def add_notes(tx: Transaction, clip: dict, notes: list[dict]) -> None:
     """Append ``notes`` to ``clip`` (ids kept where free, else new), within the notes limits."""
-    have = len(clip["notes"])
+    have = tx.live_notes(clip)
     if have + len(notes) > LIMITS.notes_per_clip:
         raise Refused("notes", f"{len(notes)} notes", f"at most {LIMITS.notes_per_clip} notes in a clip (limit "
                                                        f"notes_per_clip); clip {clip['id']} has {have}")
@@ -378,12 +468,14 @@ def add_notes(tx: Transaction, clip: dict, notes: list[dict]) -> None:
         raise Refused("notes", f"{len(notes)} notes", f"at most {LIMITS.notes} notes in the song (limit notes); "
                                                        f"it has {tx.n_notes}")
     used = tx.used_ids()
+    added = []
     for note in notes:
         note = {"p": note["p"], "t": note["t"], "d": note["d"], "v": note["v"], "id": note.get("id", "")}
         note["id"] = tx.new_id("n") if not note["id"] or note["id"] in used else tx.claim(note["id"])
-        clip["notes"].append(note)
-    tx.n_notes += len(notes)
-    tx.unsorted(clip)
+        added.append(note)
+    clip["notes"].extend(added)
+    tx.n_notes += len(added)
+    tx.appended(clip, added)
 
 
 def index_field(op_: dict, length: int, field: str = "index") -> int:

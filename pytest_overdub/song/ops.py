@@ -28,8 +28,8 @@ from pydantic import ValidationError
 
 from ..errors import OpError, SongError
 from .edits import (
-    Refused, Transaction, add_notes, bool_field, finite, index_field, merge_params, number, number_field, obj_field,
-    only_fields, read_notes, show, str_field, validated,
+    Refused, Transaction, add_notes, bool_field, finite, index_field, merge_params, note_key, number, number_field,
+    obj_field, only_fields, read_notes, resort_moved, show, str_field, validated,
 )
 from .limits import LIMITS, ops_refusal, song_end_s, span_refusal, track_seconds
 from .model import Clip, DeviceDef, Insert, Key, Loop, Section, Song, Track, check_song, describe_validation_error
@@ -140,9 +140,9 @@ def _track_add(tx: Transaction, o: dict) -> None:
 def _track_remove(tx: Transaction, o: dict) -> None:
     tr = tx.track(o.get("track"))
     tx.data["tracks"].remove(tr)
+    tx.dropped(tr["clips"])
     tx.forget(tr)
     tx.n_clips -= len(tr["clips"])
-    tx.n_notes -= sum(len(c["notes"]) for c in tr["clips"])
 
 
 @op("track.move", track="required", index="required")
@@ -283,9 +283,9 @@ def _clip_remove(tx: Transaction, o: dict) -> None:
     tr = tx.track(o.get("track"))
     clip = tx.clip(tr, o.get("clip"))
     tr["clips"].remove(clip)
+    tx.dropped([clip])
     tx.forget(clip)
     tx.n_clips -= 1
-    tx.n_notes -= len(clip["notes"])
 
 
 @op("clip.set", track="required", clip="required", patch="required")
@@ -338,15 +338,11 @@ def _notes_remove(tx: Transaction, o: dict) -> None:
     ids = o.get("ids")
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise Refused("ids", ids, "a list of note ids")
-    have = {n["id"] for n in clip["notes"]}
+    have = tx.notes_by_id(clip)
     for i, nid in enumerate(ids):
         if nid not in have:
             raise Refused(f"ids[{i}]", nid, f"a note id in clip {clip['id']}")
-    gone = set(ids)
-    kept = [n for n in clip["notes"] if n["id"] not in gone]
-    tx.forget([n for n in clip["notes"] if n["id"] in gone])
-    tx.n_notes -= len(clip["notes"]) - len(kept)
-    clip["notes"] = kept
+    tx.remove_notes(clip, ids)
 
 
 @op("notes.set", track="required", clip="required", notes="required")
@@ -356,18 +352,22 @@ def _notes_set(tx: Transaction, o: dict) -> None:
     edits = o.get("notes")
     if not isinstance(edits, list):
         raise Refused("notes", edits, "a list of {id, p?, t?, d?, v?}")
-    tx.sort_notes(clip)  # edits see the notes in order, as if every earlier op had sorted them
-    by_id = {n["id"]: n for n in clip["notes"]}
+    tx.flush(clip)  # edits see the notes in order, as if every earlier op had sorted them
+    by_id = tx.notes_by_id(clip)
+    keys_before: dict[int, tuple[dict, tuple]] = {}
     for i, e in enumerate(edits):
         where = f"notes[{i}]"
         if not isinstance(e, dict) or not isinstance(e.get("id"), str) or e["id"] not in by_id:
             raise Refused(f"{where}.id", e.get("id") if isinstance(e, dict) else e,
                            f"a note id in clip {clip['id']}")
         only_fields(e, where, {"id", "p", "t", "d", "v"})
-        merged = {**by_id[e["id"]], **{k: v for k, v in e.items() if k != "id"}}
+        same = by_id[e["id"]]  # a loaded song may repeat an id: the last in order is edited
+        note = same[0] if len(same) == 1 else [n for n in clip["notes"] if n["id"] == e["id"]][-1]
+        merged = {**note, **{k: v for k, v in e.items() if k != "id"}}
         checked = read_notes(tx, {"notes": [merged]}, grid_ok=False)[0]
-        by_id[e["id"]].update({k: checked[k] for k in ("p", "t", "d", "v")})
-    tx.unsorted(clip)
+        keys_before.setdefault(id(note), (note, note_key(note)))
+        note.update({k: checked[k] for k in ("p", "t", "d", "v")})
+    resort_moved(clip["notes"], {i: k0 for i, (n, k0) in keys_before.items() if note_key(n) != k0})
 
 
 @op("notes.replace", track="required", clip="required", notes="optional", grid="optional",
@@ -376,8 +376,7 @@ def _notes_replace(tx: Transaction, o: dict) -> None:
     tr = tx.track(o.get("track"))
     clip = tx.clip(tr, o.get("clip"))
     notes = read_notes(tx, o)
-    tx.forget(clip["notes"])
-    tx.n_notes -= len(clip["notes"])
+    tx.dropped([clip])
     clip["notes"] = []
     add_notes(tx, clip, notes)
 
@@ -613,7 +612,7 @@ def apply_transactions(song: Song, transactions: list[list[Any]], *, first: int 
         tx.refs = {}
         for i, o in enumerate(ops):
             apply_op_data(tx, o, tx_index=k, i=i)
-    tx.sort_notes()
+    tx.flush()
     last = f"transaction {first + len(transactions) - 1}" if transactions else "the transactions"
     try:
         out = Song.model_validate(tx.data)
