@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from ..devices.params import DeviceSpec, Param, house_spec, real_number
+from ..devices.params import DeviceSpec, house_spec, real_number
 from ..errors import DeviceError
+from .model import DeviceDef
 
 
 class ParamRefused(Exception):
@@ -31,10 +32,8 @@ def device_spec(device: str, defined: Mapping[str, Any]) -> DeviceSpec | None:
     d = defined.get(device)
     if d is None:
         return None
-    if isinstance(d, dict):
-        params = tuple(Param(key=p["key"], label=p.get("label") or p["key"], min=p["min"], max=p["max"],
-                             default=p.get("def", p["min"]), unit=p.get("unit", "")) for p in d["params"])
-        return DeviceSpec(d["id"], d["kind"], d.get("name") or d["id"], "song-defined device", params)
+    if isinstance(d, dict):  # a transaction's copy of a definition the Song model already validated
+        d = DeviceDef.model_validate(d)
     return d.spec
 
 
