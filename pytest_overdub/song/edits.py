@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from .limits import LIMITS
 from .model import AutoPoint, Song, format_location
-from .notation import NotationError, parse_grid, parse_notes_text, parse_pitch
+from .notation import GRID_VELOCITY, NotationError, parse_grid, parse_notes_text, parse_pitch
 from .params import ParamRefused, device_spec, read_param
 
 _NEW_ID = re.compile(r"^(t|c|fx|s|n)_x([0-9]{4,})$")
@@ -409,7 +409,12 @@ def str_field(obj: dict, key: str, field: str) -> str:
 
 
 def read_notes(tx: Transaction, op_: dict, field: str = "notes", *, grid_ok: bool = True) -> list[dict]:
-    """Notes given as a list of {p,t,d,v}, a text string, or (where allowed) ``grid``."""
+    """Notes given as a list of {p,t,d,v}, a text string, or (where allowed) ``grid``; more than a clip may
+    hold are refused before they are read."""
+    most = _most_notes(op_, field, grid_ok)
+    if most > LIMITS.notes_per_clip:
+        raise Refused("grid" if grid_ok and op_.get("grid") is not None else field, f"up to {most} notes",
+                      f"at most {LIMITS.notes_per_clip} notes in a clip (limit notes_per_clip)")
     if grid_ok and op_.get("grid") is not None:
         grid = op_["grid"]
         if not isinstance(grid, dict):
@@ -456,6 +461,18 @@ def read_notes(tx: Transaction, op_: dict, field: str = "notes", *, grid_ok: boo
             note["id"] = str_field(n, "id", where)
         out.append(note)
     return out
+
+
+def _most_notes(op_: dict, field: str, grid_ok: bool) -> int:
+    """An upper bound on the notes an op's ``grid`` or ``notes`` holds, counted without reading them."""
+    if grid_ok and isinstance(op_.get("grid"), dict):
+        return sum(sum(row.count(c) for c in GRID_VELOCITY) for row in op_["grid"].values() if isinstance(row, str))
+    raw = op_.get(field)
+    if isinstance(raw, str):
+        return raw.count("@")
+    if isinstance(raw, list):
+        return sum(n.count("@") if isinstance(n, str) else 1 for n in raw)
+    return 0
 
 
 def add_notes(tx: Transaction, clip: dict, notes: list[dict]) -> None:

@@ -73,29 +73,18 @@ def song_end_s(end_beats: float, tempo_bpm: float) -> float:
 def song_problems(song: Any) -> Iterator[str]:
     """Every limit a :class:`~.model.Song` exceeds, one line each (JSON path first). O(size of the song)."""
     tracks = song.tracks
-    if len(tracks) > LIMITS.tracks:
-        yield over("tracks", len(tracks), "tracks", what=f"{len(tracks)} tracks")
-    n_clips = n_notes = 0
+    yield from _count_problems([[len(c.notes) for c in tr.clips] for tr in tracks])
     tempo = song.tempo
     for i, tr in enumerate(tracks):
         if len(tr.inserts) > LIMITS.inserts_per_chain:
             yield over("inserts_per_chain", len(tr.inserts), f"tracks[{i}].inserts",
                        what=f"{len(tr.inserts)} inserts")
-        n_clips += len(tr.clips)
         for j, c in enumerate(tr.clips):
             yield from _span_problem(f"tracks[{i}].clips[{j}]", c.start, c.length, tempo)
-            if len(c.notes) > LIMITS.notes_per_clip:
-                yield over("notes_per_clip", len(c.notes), f"tracks[{i}].clips[{j}].notes",
-                           what=f"{len(c.notes)} notes")
-            n_notes += len(c.notes)
     end_s = song_end_s(max([c.start + c.length for tr in tracks for c in tr.clips]
                            + [s.start + s.length for s in song.sections], default=0.0), tempo)
     if len(tracks) * end_s > LIMITS.track_s:
         yield over("track_s", len(tracks) * end_s, "tracks", what=track_seconds(len(tracks), end_s))
-    if n_clips > LIMITS.clips:
-        yield over("clips", n_clips, "tracks[*].clips", what=f"{n_clips} clips in the song")
-    if n_notes > LIMITS.notes:
-        yield over("notes", n_notes, "tracks[*].clips[*].notes", what=f"{n_notes} notes in the song")
     for where, holder in device_holders(song):
         for key, points in holder.auto.items():
             if len(points) > LIMITS.points_per_param:
@@ -107,6 +96,37 @@ def song_problems(song: Any) -> Iterator[str]:
         yield over("sections", len(song.sections), "sections", what=f"{len(song.sections)} sections")
     for j, s in enumerate(song.sections):
         yield from _span_problem(f"sections[{j}]", s.start, s.length, tempo)
+
+
+def raw_problems(data: Any) -> list[str]:
+    """The track, clip and note counts over their limits in parsed JSON, counted before it is validated
+    (so a file of millions of notes is refused without building them); shapes the model would refuse
+    are left to it."""
+    tracks = data.get("tracks") if isinstance(data, dict) else None
+    if not isinstance(tracks, list):
+        return []
+    counts = []
+    for tr in tracks:
+        clips = tr.get("clips") if isinstance(tr, dict) else None
+        counts.append([len(c["notes"]) if isinstance(c, dict) and isinstance(c.get("notes"), list) else 0
+                       for c in (clips if isinstance(clips, list) else [])])
+    return list(_count_problems(counts))
+
+
+def _count_problems(notes: list[list[int]]) -> Iterator[str]:
+    """``notes[i][j]``: the notes in clip j of track i."""
+    if len(notes) > LIMITS.tracks:
+        yield over("tracks", len(notes), "tracks", what=f"{len(notes)} tracks")
+    for i, clips in enumerate(notes):
+        for j, n in enumerate(clips):
+            if n > LIMITS.notes_per_clip:
+                yield over("notes_per_clip", n, f"tracks[{i}].clips[{j}].notes", what=f"{n} notes")
+    n_clips = sum(len(clips) for clips in notes)
+    if n_clips > LIMITS.clips:
+        yield over("clips", n_clips, "tracks[*].clips", what=f"{n_clips} clips in the song")
+    n_notes = sum(sum(clips) for clips in notes)
+    if n_notes > LIMITS.notes:
+        yield over("notes", n_notes, "tracks[*].clips[*].notes", what=f"{n_notes} notes in the song")
 
 
 def _span_problem(where: str, start: float, length: float, tempo: float) -> Iterator[str]:

@@ -290,8 +290,13 @@ def _is_union_tag(part: Any) -> bool:
 def song_from_data(data: Any, *, source: str = "<song>") -> Song:
     """Validate a parsed JSON value as a Song (fields, device params, :mod:`.limits`), raising one
     :class:`SongError` listing every problem."""
+    from .limits import LimitError, raw_problems
+
     if isinstance(data, dict) and data.get("format", FORMAT) != FORMAT:
         raise SongError(f"{source}: format = {json.dumps(data.get('format'))}: expected \"{FORMAT}\"")
+    too_big = raw_problems(data)
+    if too_big:
+        raise LimitError("\n".join([f"{source}: {len(too_big)} problem(s)"] + [f"  {p}" for p in too_big]))
     try:
         song = Song.model_validate(data)
     except ValidationError as err:

@@ -122,6 +122,30 @@ def test_tracks_times_seconds_is_bounded(small):
     assert len(shorter.tracks) == 4
 
 
+def test_counts_are_refused_before_the_notes_are_built(small):
+    # 5 "notes" that are not even notes: the count is refused, no note is validated.
+    small(notes_per_clip=4)
+    with pytest.raises(SongError) as info:
+        song_from_data(_song([_track(0, clips=[dict(_clip("c_a"), notes=[0] * 5)])]), source="bomb.json")
+    assert str(info.value).splitlines() == [
+        "bomb.json: 1 problem(s)", "  tracks[0].clips[0].notes: 5 notes, over the limit notes_per_clip = 4"]
+
+
+@pytest.mark.parametrize("op, field", [
+    ({"type": "notes.add", "track": "Bass", "clip": "c_bass_a", "notes": "C2@0 " * 5}, "notes"),
+    ({"type": "notes.add", "track": "Bass", "clip": "c_bass_a", "notes": ["C2@0 C2@1 C2@2", "C2@3 C2@4"]}, "notes"),
+    ({"type": "notes.replace", "track": "Bass", "clip": "c_bass_a", "grid": {"kick": "X..x", "hat": "oO.X"}},
+     "grid"),
+    ({"type": "clip.add", "track": "Bass", "clip": {"start": 20, "length": 4, "grid": {"kick": "XXXXX"}}},
+     "clip.grid"),
+])
+def test_an_op_carrying_more_notes_than_a_clip_holds_is_refused_unread(small, op, field):
+    small(notes_per_clip=4)
+    msg = _op_error(TINY, [op])
+    expected = f'({op["type"]}): {field} = "up to 5 notes": allowed at most 4 notes in a clip (limit notes_per_clip)'
+    assert expected in msg
+
+
 def test_sections_and_automation_points_are_bounded(small):
     small(sections=1, points_per_param=1)
     data = _song([_track(0)], sections=[{"id": f"s_{i}", "start": i, "length": 1} for i in range(2)])
