@@ -72,7 +72,7 @@ from ..devices.base import Effect, Instrument, NoteEvent
 from ..dsp.compiled import all_finite, copy_scaled
 from ..dsp.dynamics import balance_gains, hard_clip
 from ..errors import DeviceError, RenderError
-from ..song.limits import LIMITS, check_song as check_limits
+from ..song.limits import LIMITS, check_limits
 from ..song.model import Clip, Insert, Song, Track, song_from_data
 from ..song.timing import Timeline
 from .heap import tune_malloc

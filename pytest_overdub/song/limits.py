@@ -163,12 +163,16 @@ def ops_refusal(transactions: Any, *, first: int = 0) -> str | None:
     return None
 
 
-def check_song(song: Any, *, source: str) -> None:
+def check_limits(song: Any, *, source: str) -> None:
     """Raise :class:`LimitError` listing every limit ``song`` exceeds."""
     problems = list(song_problems(song))
     if problems:
-        raise LimitError("\n".join([f"{source}: {len(problems)} problem(s)"]
-                                   + [f"  {p}" for p in problems]))
+        raise LimitError(problem_lines(source, problems))
+
+
+def problem_lines(source: str, problems: list[str]) -> str:
+    """``source: N problem(s)`` and one indented line per problem, as every song error reads."""
+    return "\n".join([f"{source}: {len(problems)} problem(s)"] + [f"  {p}" for p in problems])
 
 
 def check_file_size(size: int, *, source: str, error: type[Exception] = LimitError) -> None:

@@ -290,13 +290,13 @@ def _is_union_tag(part: Any) -> bool:
 def song_from_data(data: Any, *, source: str = "<song>") -> Song:
     """Validate a parsed JSON value as a Song (fields, device params, :mod:`.limits`), raising one
     :class:`SongError` listing every problem."""
-    from .limits import LimitError, raw_problems
+    from .limits import LimitError, problem_lines, raw_problems
 
     if isinstance(data, dict) and data.get("format", FORMAT) != FORMAT:
         raise SongError(f"{source}: format = {json.dumps(data.get('format'))}: expected \"{FORMAT}\"")
     too_big = raw_problems(data)
     if too_big:
-        raise LimitError("\n".join([f"{source}: {len(too_big)} problem(s)"] + [f"  {p}" for p in too_big]))
+        raise LimitError(problem_lines(source, too_big))
     try:
         song = Song.model_validate(data)
     except ValidationError as err:
@@ -307,14 +307,13 @@ def song_from_data(data: Any, *, source: str = "<song>") -> Song:
 
 def check_song(song: Song, *, source: str) -> None:
     """Raise :class:`SongError` for device params the song's devices refuse or limits it exceeds."""
-    from .limits import LimitError, song_problems
+    from .limits import LimitError, problem_lines, song_problems
     from .params import param_problems
 
-    lines = [f"  {where} = {_shown(value)}: allowed {allowed}" for where, value, allowed in param_problems(song)]
-    over = [f"  {line}" for line in song_problems(song)]
-    if lines or over:
-        error = SongError if lines else LimitError
-        raise error("\n".join([f"{source}: {len(lines) + len(over)} problem(s)"] + lines + over))
+    bad = [f"{where} = {_shown(value)}: allowed {allowed}" for where, value, allowed in param_problems(song)]
+    over = list(song_problems(song))
+    if bad or over:
+        raise (SongError if bad else LimitError)(problem_lines(source, bad + over))
 
 
 def _shown(value: Any) -> str:
