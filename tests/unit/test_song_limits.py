@@ -153,6 +153,8 @@ def test_sections_and_automation_points_are_bounded(small):
     lines = str(pytest.raises(SongError, song_from_data, data).value).splitlines()
     assert "  sections: 2 sections, over the limit sections = 1" in lines
     assert "  tracks[0].instrument.auto.bright: 2 points, over the limit points_per_param = 1" in lines
+    small(sections=2, points_per_param=2)
+    song_from_data(data)
 
 
 def test_a_song_over_a_limit_is_refused_by_render_too(small):
