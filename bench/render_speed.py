@@ -55,7 +55,7 @@ def night_shift_like() -> dict:
             for s in (0, 16)]
     keys = [(p, 4 * i, 3.8, 0.6) for i in range(8) for p in AM_F_C_G7[i % 4]]
     hook = [(p, i, 0.75, 0.8) for i, p in enumerate(HOOK)]
-    return {"id": "bench-night", "tempo": 92, "key": {"root": "A", "scale": "minor"},
+    return {"format": "overdub/0", "id": "bench-night", "tempo": 92, "key": {"root": "A", "scale": "minor"},
             "sections": [{"id": "s_v", "name": "Verse", "start": 0, "length": 16},
                          {"id": "s_c", "name": "Chorus", "start": 16, "length": 16}],
             "tracks": [
@@ -101,7 +101,7 @@ def three_minutes() -> dict:
     for k, (inst, fx) in enumerate(LONG_CHAINS):
         tracks.append(_track(f"t_l{k}", f"T{k}", inst, [_clip(f"c_l{k}", 0, 4 * bars, parts[inst](k))],
                              inserts=[(d, {}) for d in fx], gain=-6, pan=(k % 3 - 1) * 0.3))
-    return {"id": "bench-long", "tempo": 120, "tracks": tracks}
+    return {"format": "overdub/0", "id": "bench-long", "tempo": 120, "tracks": tracks}
 
 
 #: Cold and warm renders are each timed this many times; the best is printed.

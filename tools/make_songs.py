@@ -141,7 +141,7 @@ def night_shift() -> Song:
                 Section(id="s_chorus", name="Chorus", start=16.0, length=16.0))
     # The kick sits 2 dB up so the low end starts as a real bass-versus-kick fight, and the master
     # sits at -4 dB so the starting mix leaves headroom (about -19 LUFS) instead of riding the clip.
-    return Song(id="night-shift", title="Night Shift", tempo=92.0, key=Key(root="A", scale="minor"),
+    return Song(format="overdub/0", id="night-shift", title="Night Shift", tempo=92.0, key=Key(root="A", scale="minor"),
                 tracks=tracks, sections=sections, master=Master(gain=-4.0), meta=META)
 
 
@@ -165,7 +165,7 @@ def lab() -> Song:
         Track(id="t_room", name="Room", color="#5a7ae0", instrument=Instrument(device="core.poly"),
               gain=-6.0, clips=(_clip("c_room", "Room", 0.0, 16.0, _notes("n_room", room)),)),
     )
-    return Song(id="lab", title="Lab", tempo=100.0, key=Key(root="C", scale="major"), tracks=tracks,
+    return Song(format="overdub/0", id="lab", title="Lab", tempo=100.0, key=Key(root="C", scale="major"), tracks=tracks,
                 meta=META)
 
 
@@ -239,7 +239,7 @@ def loose_groove() -> Song:
               gain=-2.0, clips=(_clip("c_bass", "Bass", 0.0, 16.0,
                                       _notes("n_bass", _loose_bass_rows())),)),
     )
-    return Song(id="loose-groove", title="Loose Groove", tempo=LOOSE_TEMPO,
+    return Song(format="overdub/0", id="loose-groove", title="Loose Groove", tempo=LOOSE_TEMPO,
                 key=Key(root="E", scale="minor"), tracks=tracks, meta=META)
 
 

@@ -9,13 +9,16 @@ Conventions:
 * A *switch* stores the index of its option (``kit: 2`` is DUST) and snaps to whole numbers.
 * ``log`` marks a control whose knob is logarithmic; it changes nothing about validation, only how a
   person would sweep it.
-* A value outside ``[min, max]`` in an op is refused with the range; a value stored in a song file is
-  clamped and snapped (:meth:`Param.coerce`).
+* :meth:`Param.coerce` is the one reading of a param value, for song files, ops, the renderer and
+  kernels alike: a real number (never a bool or a string of digits; a switch also takes an option's
+  name), finite, inside ``[min, max]`` (songs and ops refuse a value outside it; the renderer and kernels
+  clamp, ``clamp=True``), snapped to the step.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 
 from ..errors import DeviceError
@@ -47,18 +50,25 @@ class Param:
         unit = f" {self.unit}" if self.unit else ""
         return f"{_num(self.min)}..{_num(self.max)}{unit}"
 
-    def check(self, value: object) -> float:
-        """Return ``value`` as a float, or raise :class:`DeviceError` saying the range."""
+    def coerce(self, value: object, *, clamp: bool = False) -> float:
+        """``value`` read as this param's float, snapped to the step; :class:`DeviceError` saying what is
+        allowed if it is not a number (a switch also takes an option's name) or, unless ``clamp``, if it
+        lies outside ``[min, max]`` (``clamp=True`` clamps instead)."""
         if isinstance(value, str) and self.options:
             names = [o.lower() for o in self.options]
             if value.lower() in names:
                 return float(names.index(value.lower()))
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise DeviceError(f"{self.key}: {value!r} is not a number; allowed {self.allowed()}")
-        v = float(value)
-        if not math.isfinite(v) or v < self.min - 1e-9 or v > self.max + 1e-9:
+        try:
+            v = real_number(value)
+        except DeviceError:
+            raise DeviceError(f"{self.key}: {value!r} is not a number; allowed {self.allowed()}") from None
+        if not clamp and (v < self.min - 1e-9 or v > self.max + 1e-9):
             raise DeviceError(f"{self.key}: {_num(v)} is out of range; allowed {self.allowed()}")
         return self.snap(v)
+
+    def check(self, value: object) -> float:
+        """:meth:`coerce` refusing a value outside the range (how songs and ops read a value)."""
+        return self.coerce(value, clamp=False)
 
     def snap(self, value: float) -> float:
         """Clamp to the range and snap to the step (switches snap to whole option indices)."""
@@ -69,7 +79,19 @@ class Param:
             v = min(max(v, self.min), self.max)
         return v
 
-    coerce = snap
+
+def real_number(value: object) -> float:
+    """``value`` as a finite float if it is a real number (int, float, numpy scalar; never a bool or a
+    string), else :class:`DeviceError`. How any param value of any device is read."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or type(value).__name__ == "bool_":
+        raise DeviceError(f"{value!r} is not a number")
+    try:
+        v = float(value)
+    except OverflowError:  # an int too large for a float
+        raise DeviceError(f"{value!r} is not a finite number") from None
+    if not math.isfinite(v):
+        raise DeviceError(f"{value!r} is not a finite number")
+    return v
 
 
 @dataclass(frozen=True)
@@ -93,14 +115,10 @@ class DeviceSpec:
         return {p.key: float(p.default) for p in self.params}
 
     def resolve(self, params: dict[str, object] | None) -> dict[str, float]:
-        """Defaults overlaid with ``params``, each clamped and snapped; unknown keys raise."""
+        """Defaults overlaid with ``params``, each clamped and snapped; unknown keys and non-numbers raise."""
         out = self.defaults()
         for key, value in (params or {}).items():
-            p = self.param(key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                out[key] = p.check(value)
-            else:
-                out[key] = p.snap(float(value))
+            out[key] = self.param(key).coerce(value, clamp=True)
         return out
 
 

@@ -67,12 +67,14 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from ..devices import house_class
+from ..devices.params import real_number
 from ..devices.base import Effect, Instrument, NoteEvent
 from ..dsp.compiled import all_finite, copy_scaled
 from ..dsp.dynamics import balance_gains, hard_clip
 from ..dsp import levels
 from ..dsp.signals import device_seed
 from ..errors import DeviceError, RenderError
+from ..song.limits import LIMITS, check_limits
 from ..song.model import Clip, Insert, Song, Track, song_from_data
 from ..song.timing import Timeline
 from .heard import heard_tracks, named_tracks
@@ -151,28 +153,20 @@ class _Table:
 
 def _house_table(cls: type) -> _Table:
     spec = getattr(cls, "spec", None)
-    if spec is None:
-        return _Table({}, _plain_number)
-    return _Table(spec.defaults(), lambda key, value: spec.resolve({key: value})[key])
+    return _Table({}, _plain_number) if spec is None else _spec_table(spec)
 
 
-def _kernel_table(defn) -> _Table:
-    ranges = {p.key: (p.min, p.max) for p in defn.params}
-
-    def coerce(key: str, value: Any) -> float:
-        if key not in ranges:
-            known = ", ".join(ranges) or "none"
-            raise DeviceError(f"{defn.id} has no parameter {key!r}; its parameters are: {known}")
-        lo, hi = ranges[key]
-        return min(max(_plain_number(key, value), lo), hi)
-
-    return _Table({p.key: float(p.default) for p in defn.params}, coerce)
+def _spec_table(spec) -> _Table:
+    """Defaults and :meth:`Param.coerce` (clamping): the one reading of a param value, for house and
+    song-defined devices alike."""
+    return _Table(spec.defaults(), lambda key, value: spec.param(key).coerce(value, clamp=True))
 
 
 def _plain_number(key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise DeviceError(f"{key}: {value!r} is not a finite number")
-    return float(value)
+    try:
+        return real_number(value)
+    except DeviceError as exc:
+        raise DeviceError(f"{key}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -262,7 +256,7 @@ def _lookup(dev_id: str, role: str, ctx: _Ctx, track_id: str, raw_params, auto,
     if defn.kind != role:
         warn("error", f"song-defined device {dev_id!r} is an {defn.kind}, used as an {role}; bypassed")
         return None
-    params = _resolve_params(_kernel_table(defn), raw_params, auto, warn)
+    params = _resolve_params(_spec_table(defn.spec), raw_params, auto, warn)
     data = defn.model_dump(mode="json", by_alias=True)
 
     def build():
@@ -560,13 +554,15 @@ def _instrument_source(track: Track, ctx: _Ctx, warnings: list[StemWarning]) -> 
 
 
 def decode_asset(data_b64: str, *, sr: int) -> np.ndarray:
-    """An embedded WAV/FLAC as float64 (2, n) at ``sr``. RenderError if it cannot be decoded."""
+    """An embedded WAV/FLAC as float64 (2, n) at ``sr``, at most the ``song_s`` limit long (a compressed
+    asset cannot unpack into hours of audio). RenderError if it cannot be decoded."""
     import soundfile as sf
     from scipy.signal import resample_poly
 
     try:
-        audio, file_sr = sf.read(io.BytesIO(base64.b64decode(data_b64, validate=False)),
-                                 dtype="float64", always_2d=True)
+        with sf.SoundFile(io.BytesIO(base64.b64decode(data_b64, validate=False))) as f:
+            file_sr = f.samplerate
+            audio = f.read(frames=int(LIMITS.song_s * file_sr), dtype="float64", always_2d=True)
     except Exception as exc:
         raise RenderError(f"cannot decode the asset as WAV/FLAC: {exc}") from None
     x = audio.T
@@ -677,6 +673,8 @@ def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
     """
     if not isinstance(song, Song):
         song = song_from_data(song)
+    else:
+        check_limits(song, source=f"song {song.id!r}")  # a Song built in Python: bounded all the same
     if int(sr) <= 0:
         raise RenderError(f"sr = {sr!r}: the sample rate must be a positive number of Hz (48000 canonical)")
     cache = default_cache() if cache is None else cache

@@ -36,7 +36,7 @@ import numpy as np
 from ..devices.base import Effect, Instrument, NoteEvent
 from ..devices.params import DeviceSpec, Param
 from ..dsp.signals import device_seed
-from ..errors import KernelError
+from ..errors import DeviceError, KernelError
 from .kernel_imports import kernel_builtins
 from .trust import trust_kernels_default
 
@@ -359,9 +359,11 @@ def _resolve_scalars(spec: DeviceSpec, params: Mapping[str, Any], *, strict: boo
             if strict:
                 raise KernelError(str(e)) from None
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
-            raise KernelError(f"{spec.id}: param {key} = {value!r} is not a number; allowed {p.allowed()}")
-        out[key] = p.snap(float(value))
+        try:
+            out[key] = p.coerce(value, clamp=True)
+        except DeviceError:
+            raise KernelError(f"{spec.id}: param {key} = {value!r} is not a finite number; "
+                              f"allowed {p.allowed()}") from None
     return out
 
 

@@ -12,7 +12,11 @@ Conventions:
   deterministic, and renamed by position before rendering (:mod:`.ids`).
 * Params are validated against the device's table (house devices: docs/rendering.md; song-defined devices:
   their declared params); a device id that is neither is accepted and bypassed at render time.
-* Values: gain -96..24 dB, pan -1..1, tempo 20..400 bpm, clip length >= 0.25 beats.
+* Values: gain -96..24 dB, pan -1..1, tempo 20..400 bpm, clip length >= 0.25 beats; numbers are JSON
+  numbers (never strings), as in song files.
+* Each op is checked where it writes, against the :mod:`.limits` too (a clip or section ending past
+  ``song_s``, the 65th track, the note over ``notes_per_clip`` are refused at that op); the song is
+  validated whole once, after the last transaction, so applying ops is linear in what they carry.
 """
 
 from __future__ import annotations
@@ -22,12 +26,13 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from ..errors import OpError
+from ..errors import OpError, SongError
 from .edits import (
-    Refused, Transaction, add_notes, bool_field, finite, index_field, merge_params, number, number_field, obj_field,
-    only_fields, read_notes, show, str_field,
+    Refused, Transaction, add_notes, bool_field, finite, index_field, merge_params, note_key, number, number_field,
+    obj_field, only_fields, read_notes, resort_moved, show, str_field, validated,
 )
-from .model import DeviceDef, Song, describe_validation_error
+from .limits import LIMITS, ops_refusal, song_end_s, span_refusal, track_seconds
+from .model import Clip, DeviceDef, Insert, Key, Loop, Section, Song, Track, check_song, describe_validation_error
 
 Handler = Callable[[Transaction, dict[str, Any]], None]
 OPS: dict[str, tuple[Handler, dict[str, str]]] = {}
@@ -54,15 +59,38 @@ def _project_set(tx: Transaction, o: dict) -> None:
         d["title"] = str_field(patch, "title", "patch")
     if "tempo" in patch:
         d["tempo"] = number_field(patch, "tempo", "patch", 20, 400, "bpm")
+        _within_song(tx, 0.0, tx.content_end_beats(), "patch.tempo", patch["tempo"])
     if "meter" in patch:
         m = patch["meter"]
         if not (isinstance(m, list) and len(m) == 2 and all(isinstance(x, int) and 1 <= x <= 32 for x in m)):
             raise Refused("patch.meter", m, "[beats, unit] like [4, 4]")
         d["meter"] = m
-    if "key" in patch:
-        d["key"] = patch["key"]  # validated by the Song model after the op
-    if "loop" in patch:
-        d["loop"] = patch["loop"]
+    for key, model in (("key", Key), ("loop", Loop)):
+        if key in patch:
+            if patch[key] is not None:
+                validated(model, patch[key], f"patch.{key}")
+            d[key] = patch[key]
+
+
+def _within_song(tx: Transaction, start: float, length: float, field: str, value: Any) -> None:
+    """Refuse a clip or section (just written) that ends past the song_s limit or makes tracks x seconds
+    exceed track_s."""
+    refusal = span_refusal(start, length, tx.data["tempo"])
+    if refusal is not None:
+        raise Refused(field, value, refusal)
+    tx.end_beats = max(tx.end_beats, start + length)
+    _track_seconds(tx, field, value)
+
+
+def _track_seconds(tx: Transaction, field: str, value: Any) -> None:
+    n, tempo = len(tx.data["tracks"]), tx.data["tempo"]
+    if n * song_end_s(tx.end_beats, tempo) <= LIMITS.track_s:
+        return
+    tx.end_beats = tx.content_end_beats()  # the bound may be stale after removals: the exact end decides
+    end_s = song_end_s(tx.end_beats, tempo)
+    if n * end_s > LIMITS.track_s:
+        raise Refused(field, value, f"at most {LIMITS.track_s:g} track-seconds (limit track_s); this makes "
+                                    f"{track_seconds(n, end_s)}")
 
 
 @op("track.add", track="required", index="optional", ref="optional")
@@ -73,6 +101,11 @@ def _track_add(tx: Transaction, o: dict) -> None:
              "kind": spec.get("kind", "instrument"), "instrument": None, "inserts": [], "clips": [],
              "gain": 0.0, "pan": 0.0, "mute": False, "solo": False, "arm": False}
     only_fields(spec, "track", set(track))
+    if len(tx.data["tracks"]) >= LIMITS.tracks:
+        raise Refused("track", spec, f"at most {LIMITS.tracks} tracks in a song (limit tracks)")
+    for key in ("name", "color"):
+        if key in spec:
+            track[key] = str_field(spec, key, "track")
     for key in ("gain", "pan"):
         if key in spec:
             lo, hi, unit = (-96, 24, "dB") if key == "gain" else (-1, 1, "")
@@ -85,11 +118,14 @@ def _track_add(tx: Transaction, o: dict) -> None:
         if not isinstance(inst, dict) or not isinstance(inst.get("device"), str):
             raise Refused("track.instrument", inst, "{device, params}")
         only_fields(inst, "track.instrument", {"device", "params", "auto"})
-        track["instrument"] = {"device": inst["device"], "auto": inst.get("auto", {}),
+        track["instrument"] = {"device": inst["device"],
+                               "auto": tx.check_auto(inst["device"], inst.get("auto", {}), "track.instrument.auto"),
                                "params": tx.check_params(inst["device"], inst.get("params", {}),
                                                          "track.instrument.params")}
+    validated(Track, track, "track")
     tracks = tx.data["tracks"]
     tracks.insert(index_field(o, len(tracks)), track)
+    _track_seconds(tx, "track", spec)
     for key in ("inserts", "clips"):
         if spec.get(key) is not None and not isinstance(spec[key], list):
             raise Refused(f"track.{key}", spec[key], "a list")
@@ -102,7 +138,11 @@ def _track_add(tx: Transaction, o: dict) -> None:
 
 @op("track.remove", track="required")
 def _track_remove(tx: Transaction, o: dict) -> None:
-    tx.data["tracks"].remove(tx.track(o.get("track")))
+    tr = tx.track(o.get("track"))
+    tx.data["tracks"].remove(tr)
+    tx.dropped(tr["clips"])
+    tx.forget(tr)
+    tx.n_clips -= len(tr["clips"])
 
 
 @op("track.move", track="required", index="required")
@@ -150,13 +190,17 @@ def _add_insert(tx: Transaction, chain: list, spec: Any, index: int | None, fiel
     if not isinstance(spec, dict) or not isinstance(spec.get("device"), str):
         raise Refused(field, spec, "{device, params, on?, id?}")
     only_fields(spec, field, {"id", "device", "params", "on", "auto"})
+    if len(chain) >= LIMITS.inserts_per_chain:
+        raise Refused(field, spec, f"at most {LIMITS.inserts_per_chain} inserts in a chain (limit inserts_per_chain)")
     iid = tx.fresh_id(spec, field, "fx")
     on = spec.get("on", True)
     if not isinstance(on, bool):
         raise Refused(f"{field}.on", on, "true or false")
     params = {k: v for k, v in tx.check_params(spec["device"], spec.get("params") or {},
                                                f"{field}.params").items() if v is not None}
-    ins = {"id": iid, "device": spec["device"], "on": on, "params": params, "auto": spec.get("auto", {})}
+    ins = {"id": iid, "device": spec["device"], "on": on, "params": params,
+           "auto": tx.check_auto(spec["device"], spec.get("auto", {}), f"{field}.auto")}
+    validated(Insert, ins, field)
     chain.insert(len(chain) if index is None else index, ins)
     return ins
 
@@ -171,7 +215,9 @@ def _insert_add(tx: Transaction, o: dict) -> None:
 @op("insert.remove", track="required", insert="required")
 def _insert_remove(tx: Transaction, o: dict) -> None:
     chain = tx.chain(o.get("track"))
-    chain.remove(tx.insert(chain, o.get("insert")))
+    ins = tx.insert(chain, o.get("insert"))
+    chain.remove(ins)
+    tx.forget(ins)
 
 
 @op("insert.move", track="required", insert="required", index="required")
@@ -199,6 +245,8 @@ def _add_clip(tx: Transaction, track: dict, spec: Any, field: str) -> dict:
         raise Refused(field, spec, "{kind, start, length, name, notes}")
     only_fields(spec, field, {"id", "kind", "start", "length", "name", "notes", "grid", "step", "gain", "mute",
                         "asset", "offset"})
+    if tx.n_clips >= LIMITS.clips:
+        raise Refused(field, spec, f"at most {LIMITS.clips} clips in a song (limit clips)")
     cid = tx.fresh_id(spec, field, "c")
     kind = spec.get("kind", "notes")
     if kind not in ("notes", "audio"):
@@ -211,13 +259,15 @@ def _add_clip(tx: Transaction, track: dict, spec: Any, field: str) -> dict:
         clip["gain"] = number_field(spec, "gain", field, -96, 24, "dB")
     if "mute" in spec:
         clip["mute"] = bool_field(spec, "mute", field)
+    validated(Clip, clip, field)
+    _within_song(tx, clip["start"], clip["length"], f"{field}.length", spec["length"])
     track["clips"].append(clip)
+    tx.n_clips += 1
     if spec.get("notes") is not None or spec.get("grid") is not None:
         try:
-            notes = read_notes(tx, spec)
+            add_notes(tx, clip, read_notes(tx, spec))
         except Refused as r:
             raise Refused(f"{field}.{r.field}", r.value, r.allowed) from None
-        add_notes(tx, clip, notes)
     track["clips"].sort(key=lambda c: c["start"])
     return clip
 
@@ -231,7 +281,11 @@ def _clip_add(tx: Transaction, o: dict) -> None:
 @op("clip.remove", track="required", clip="required")
 def _clip_remove(tx: Transaction, o: dict) -> None:
     tr = tx.track(o.get("track"))
-    tr["clips"].remove(tx.clip(tr, o.get("clip")))
+    clip = tx.clip(tr, o.get("clip"))
+    tr["clips"].remove(clip)
+    tx.dropped([clip])
+    tx.forget(clip)
+    tx.n_clips -= 1
 
 
 @op("clip.set", track="required", clip="required", patch="required")
@@ -250,6 +304,9 @@ def _clip_set(tx: Transaction, o: dict) -> None:
         clip["gain"] = number_field(patch, "gain", "patch", -96, 24, "dB")
     if "mute" in patch:
         clip["mute"] = bool_field(patch, "mute", "patch")
+    if "start" in patch or "length" in patch:
+        field = "patch.length" if "length" in patch else "patch.start"
+        _within_song(tx, clip["start"], clip["length"], field, patch[field.split(".")[1]])
     tr["clips"].sort(key=lambda c: c["start"])
 
 
@@ -259,6 +316,7 @@ def _clip_move(tx: Transaction, o: dict) -> None:
     clip = tx.clip(tr, o.get("clip"))
     if o.get("start") is not None:
         clip["start"] = number(o, "start", lo=0, unit="beats")
+        _within_song(tx, clip["start"], clip["length"], "start", o["start"])
     if o.get("toTrack") is not None:
         dest = tx.track(o["toTrack"], "toTrack")
         tr["clips"].remove(clip)
@@ -280,11 +338,11 @@ def _notes_remove(tx: Transaction, o: dict) -> None:
     ids = o.get("ids")
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise Refused("ids", ids, "a list of note ids")
-    have = {n["id"] for n in clip["notes"]}
+    have = tx.notes_by_id(clip)
     for i, nid in enumerate(ids):
         if nid not in have:
             raise Refused(f"ids[{i}]", nid, f"a note id in clip {clip['id']}")
-    clip["notes"] = [n for n in clip["notes"] if n["id"] not in set(ids)]
+    tx.remove_notes(clip, ids)
 
 
 @op("notes.set", track="required", clip="required", notes="required")
@@ -294,17 +352,22 @@ def _notes_set(tx: Transaction, o: dict) -> None:
     edits = o.get("notes")
     if not isinstance(edits, list):
         raise Refused("notes", edits, "a list of {id, p?, t?, d?, v?}")
-    by_id = {n["id"]: n for n in clip["notes"]}
+    tx.flush(clip)  # edits see the notes in order, as if every earlier op had sorted them
+    by_id = tx.notes_by_id(clip)
+    keys_before: dict[int, tuple[dict, tuple]] = {}
     for i, e in enumerate(edits):
         where = f"notes[{i}]"
         if not isinstance(e, dict) or not isinstance(e.get("id"), str) or e["id"] not in by_id:
             raise Refused(f"{where}.id", e.get("id") if isinstance(e, dict) else e,
                            f"a note id in clip {clip['id']}")
         only_fields(e, where, {"id", "p", "t", "d", "v"})
-        merged = {**by_id[e["id"]], **{k: v for k, v in e.items() if k != "id"}}
+        same = by_id[e["id"]]  # a loaded song may repeat an id: the last in order is edited
+        note = same[0] if len(same) == 1 else [n for n in clip["notes"] if n["id"] == e["id"]][-1]
+        merged = {**note, **{k: v for k, v in e.items() if k != "id"}}
         checked = read_notes(tx, {"notes": [merged]}, grid_ok=False)[0]
-        by_id[e["id"]].update({k: checked[k] for k in ("p", "t", "d", "v")})
-    clip["notes"].sort(key=lambda x: (x["t"], x["p"]))
+        keys_before.setdefault(id(note), (note, note_key(note)))
+        note.update({k: checked[k] for k in ("p", "t", "d", "v")})
+    resort_moved(clip["notes"], {i: k0 for i, (n, k0) in keys_before.items() if note_key(n) != k0})
 
 
 @op("notes.replace", track="required", clip="required", notes="optional", grid="optional",
@@ -313,6 +376,7 @@ def _notes_replace(tx: Transaction, o: dict) -> None:
     tr = tx.track(o.get("track"))
     clip = tx.clip(tr, o.get("clip"))
     notes = read_notes(tx, o)
+    tx.dropped([clip])
     clip["notes"] = []
     add_notes(tx, clip, notes)
 
@@ -326,6 +390,10 @@ def _section_add(tx: Transaction, o: dict) -> None:
          "length": number_field(spec, "length", "section", 0, None, "beats")}
     if s["length"] <= 0:
         raise Refused("section.length", s["length"], "more than 0 beats")
+    if len(tx.data["sections"]) >= LIMITS.sections:
+        raise Refused("section", spec, f"at most {LIMITS.sections} sections in a song (limit sections)")
+    validated(Section, s, "section")
+    _within_song(tx, s["start"], s["length"], "section.length", spec["length"])
     tx.data["sections"].append(s)
     tx.data["sections"].sort(key=lambda x: x["start"])
     tx.remember(o.get("ref"), sid)
@@ -342,12 +410,19 @@ def _section_set(tx: Transaction, o: dict) -> None:
         s["start"] = number_field(patch, "start", "patch", 0, None, "beats")
     if "length" in patch:
         s["length"] = number_field(patch, "length", "patch", 0, None, "beats")
+        if s["length"] <= 0:
+            raise Refused("patch.length", s["length"], "more than 0 beats")
+    if "start" in patch or "length" in patch:
+        field = "patch.length" if "length" in patch else "patch.start"
+        _within_song(tx, s["start"], s["length"], field, patch[field.split(".")[1]])
     tx.data["sections"].sort(key=lambda x: x["start"])
 
 
 @op("section.remove", section="required")
 def _section_remove(tx: Transaction, o: dict) -> None:
-    tx.data["sections"].remove(tx.section(o.get("section")))
+    s = tx.section(o.get("section"))
+    tx.data["sections"].remove(s)
+    tx.forget(s)
 
 
 @op("master.set", patch="required")
@@ -381,6 +456,22 @@ def _device_define(tx: Transaction, o: dict) -> None:
                                                                      if k != "version"}
         data["version"] = old["version"] if same else old["version"] + 1
     tx.data["devices"][defn.id] = data
+    _recheck_users(tx, defn.id)
+
+
+def _recheck_users(tx: Transaction, device: str) -> None:
+    """Refuse a definition that the params already set on its users would break."""
+    d = tx.data
+    holders = [tr["instrument"] for tr in d["tracks"] if tr["instrument"] is not None]
+    holders += [ins for chain in [tr["inserts"] for tr in d["tracks"]] + [d["master"]["inserts"]] for ins in chain]
+    for h in holders:
+        if h["device"] == device:
+            try:
+                tx.check_params(device, h["params"], "params")
+                tx.check_auto(device, h["auto"], "auto")
+            except Refused as r:
+                raise Refused("device.params", r.value, f"params its users have set ({r.field} "
+                                                        f"on {h.get('id', 'an instrument')}): {r.allowed}") from None
 
 
 @op("device.remove", id="required")
@@ -445,6 +536,9 @@ def _auto_write(tx: Transaction, o: dict) -> None:
     lo = number(o, "from", lo=0, unit="beats", default=min((p["t"] for p in pts), default=0.0))
     hi = number(o, "to", lo=0, unit="beats", default=max((p["t"] for p in pts), default=0.0))
     kept = [p for p in holder.setdefault("auto", {}).get(param, []) if not lo <= p["t"] <= hi]
+    if len(kept) + len(pts) > LIMITS.points_per_param:
+        raise Refused("points", f"{len(pts)} points", f"at most {LIMITS.points_per_param} points per param "
+                                                     f"(limit points_per_param); {param} keeps {len(kept)}")
     holder["auto"][param] = sorted(kept + pts, key=lambda p: p["t"])
 
 
@@ -501,24 +595,33 @@ def apply_op_data(tx: Transaction, o: Any, *, tx_index: int, i: int) -> None:
 
 def apply_ops(song: Song, ops: Any, *, transaction: int = 0) -> Song:
     """Apply one transaction; returns a new Song, or raises OpError and leaves ``song`` as it was."""
-    if not isinstance(ops, list):
-        raise OpError(f"transaction {transaction}: expected a list of ops, got {type(ops).__name__}")
+    return apply_transactions(song, [ops], first=transaction)
+
+
+def apply_transactions(song: Song, transactions: list[list[Any]], *, first: int = 0) -> Song:
+    """Apply several transactions in order (numbered from ``first``); the first refused op raises OpError
+    and nothing is applied. Each op is checked where it writes; the whole song is validated once, at the
+    end, so the cost is linear in the number of ops."""
+    too_many = ops_refusal(transactions, first=first)
+    if too_many is not None:
+        raise OpError(too_many)
     tx = Transaction(song)
-    for i, o in enumerate(ops):
-        apply_op_data(tx, o, tx_index=transaction, i=i)
-        try:
-            Song.model_validate(tx.data)
-        except ValidationError as err:
-            text = describe_validation_error(err, source="the song after this op")
-            raise OpError(f"transaction {transaction}, op {i} ({o.get('type')}): {text}") from None
-    return Song.model_validate(tx.data)
-
-
-def apply_transactions(song: Song, transactions: list[list[Any]]) -> Song:
-    """Apply several transactions in order; the first refused one raises OpError."""
-    for k, ops in enumerate(transactions):
-        song = apply_ops(song, ops, transaction=k)
-    return song
+    for k, ops in enumerate(transactions, start=first):
+        if not isinstance(ops, list):
+            raise OpError(f"transaction {k}: expected a list of ops, got {type(ops).__name__}")
+        tx.refs = {}
+        for i, o in enumerate(ops):
+            apply_op_data(tx, o, tx_index=k, i=i)
+    tx.flush()
+    last = f"transaction {first + len(transactions) - 1}" if transactions else "the transactions"
+    try:
+        out = Song.model_validate(tx.data)
+        check_song(out, source=f"{last}: the song after it")
+    except ValidationError as err:
+        raise OpError(describe_validation_error(err, source=f"{last}: the song after it")) from None
+    except SongError as exc:
+        raise OpError(str(exc)) from None
+    return out
 
 
 __all__ = ["apply_ops", "apply_transactions", "apply_op_data", "known_op_types", "OPS"]

@@ -10,6 +10,9 @@ Accepted forms:
    other tool is ignored. ``define_device`` with ``use_on: {track, index?}`` also installs the device:
    ``instrument.set`` for an instrument, ``insert.add`` for an effect. ``arguments`` may be a JSON string.
 5. A whole song (``"format": "overdub/0"``), scored as it stands.
+
+A submission is bounded (:mod:`.limits`): its file size, its number of transactions and of ops, and (a
+whole song) the song's own limits; one over a bound is refused when it is loaded, naming the limit.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SubmissionError
+from .limits import check_file_size, ops_refusal
 from .model import Song, SongError, song_from_data
 
 FORMS = ("[op, …]", "{\"ops\": […]}", "[{\"ops\": […]}, …]", "{\"calls\": [{\"tool\", \"input\"}]}",
@@ -103,7 +107,20 @@ def _from_calls(calls: Any, source: str) -> tuple[list[list[Any]], list[str]]:
 
 
 def submission_from_data(data: Any, *, source: str = "<submission>", sha256: str = "") -> Submission:
-    """Classify parsed JSON into a :class:`Submission`, or raise SubmissionError listing the forms."""
+    """Classify parsed JSON into a :class:`Submission`, or raise SubmissionError listing the forms or
+    naming the limit a submission exceeds."""
+    sub = _classify(data, source=source, sha256=sha256)
+    _check_counts(sub)
+    return sub
+
+
+def _check_counts(sub: Submission) -> None:
+    too_many = ops_refusal(sub.transactions)
+    if too_many is not None:
+        raise SubmissionError(f"{sub.source}: {too_many}")
+
+
+def _classify(data: Any, *, source: str, sha256: str) -> Submission:
     if isinstance(data, dict) and "format" in data:
         try:
             return Submission(source=source, sha256=sha256, song=song_from_data(data, source=source))
@@ -137,6 +154,7 @@ def submission_from_data(data: Any, *, source: str = "<submission>", sha256: str
 def load_submission(path: str | Path) -> Submission:
     p = Path(path)
     try:
+        check_file_size(p.stat().st_size, source=str(p), error=SubmissionError)
         raw = p.read_bytes()
     except FileNotFoundError:
         raise SubmissionError(f"{p}: no such file") from None

@@ -40,8 +40,8 @@ class Smear(Effect):
 mode = sys.argv[1]
 if mode == "test":
     notes = [{"p": 60 + i % 12, "t": i * 0.5, "d": 0.4, "v": 0.5 + 0.05 * (i % 7)} for i in range(16)]
-    song = song_from_data({"id": "det", "tempo": 97, "tracks": [
-        {"id": f"t_{k}", "instrument": {"device": "test.noise"}, "pan": 0.3 * k - 0.3, "gain": -3 * k,
+    song = song_from_data({"format": "overdub/0", "id": "det", "tempo": 97, "tracks": [
+        {"id": f"t_{k}", "name": f"T{k}", "instrument": {"device": "test.noise"}, "pan": 0.3 * k - 0.3, "gain": -3 * k,
          "inserts": [{"id": f"fx_{k}", "device": "test.smear"}],
          "clips": [{"id": f"c_{k}", "start": 0, "length": 8, "notes": notes}]} for k in range(3)],
         "master": {"gain": 6}})
@@ -49,13 +49,13 @@ if mode == "test":
 else:
     drums = [{"p": 36 if i % 4 == 0 else 42, "t": i * 0.5, "d": 0.25, "v": 0.9} for i in range(16)]
     keys = [{"p": p, "t": 0, "d": 4, "v": 0.7} for p in (57, 60, 64)]
-    song = song_from_data({"id": "det-house", "tempo": 92, "tracks": [
-        {"id": "t_kit", "instrument": {"device": "core.drums"},
+    song = song_from_data({"format": "overdub/0", "id": "det-house", "tempo": 92, "tracks": [
+        {"id": "t_kit", "name": "Kit", "instrument": {"device": "core.drums"},
          "clips": [{"id": "c_kit", "start": 0, "length": 8, "notes": drums}]},
-        {"id": "t_keys", "instrument": {"device": "core.keys"}, "pan": -0.15,
+        {"id": "t_keys", "name": "Keys", "instrument": {"device": "core.keys"}, "pan": -0.15,
          "inserts": [{"id": "fx_verb", "device": "core.verb"}],
          "clips": [{"id": "c_keys", "start": 0, "length": 8, "notes": keys}]},
-        {"id": "t_hook", "instrument": {"device": "core.pluck"}, "pan": 0.15,
+        {"id": "t_hook", "name": "Hook", "instrument": {"device": "core.pluck"}, "pan": 0.15,
          "inserts": [{"id": "fx_dly", "device": "core.delay"}],
          "clips": [{"id": "c_hook", "start": 0, "length": 8,
                     "notes": [{"p": 69 + 2 * i, "t": i, "d": 0.5, "v": 0.8} for i in range(6)]}]}]})

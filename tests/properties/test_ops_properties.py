@@ -60,7 +60,9 @@ def _valid_op(draw, song: Song, n: int) -> dict:
     if song.tracks:
         kinds += ["track.set", "track.move", "instrument.set", "clip.add", "track.remove"]
         if any(tr.clips for tr in song.tracks):
-            kinds += ["notes.add", "clip.set", "notes.replace"]
+            kinds += ["notes.add", "clip.set", "notes.replace", "clip.remove"]
+        if any(c.notes for tr in song.tracks for c in tr.clips):
+            kinds += ["notes.set", "notes.remove"]
     kind = draw(st.sampled_from(kinds))
     if kind == "track.add":
         device = draw(st.sampled_from(DEVICES[:3]))
@@ -93,8 +95,18 @@ def _valid_op(draw, song: Song, n: int) -> dict:
                          "notes": [{"p": draw(pitches), "t": draw(beats), "d": 0.5, "v": 0.5}]}}
     if kind == "track.remove":
         return {"type": kind, "track": _track_ref(draw, song)}
+    if kind in ("notes.set", "notes.remove"):  # edits of existing notes: their order and ids matter
+        tr = draw(st.sampled_from([t for t in song.tracks if any(c.notes for c in t.clips)]))
+        clip = draw(st.sampled_from([c for c in tr.clips if c.notes]))
+        note = draw(st.sampled_from(clip.notes))
+        if kind == "notes.remove":
+            return {"type": kind, "track": tr.id, "clip": clip.id, "ids": [note.id]}
+        return {"type": kind, "track": tr.id, "clip": clip.id, "notes": [{"id": note.id, "t": draw(beats),
+                                                                         "p": draw(pitches)}]}
     tr = draw(st.sampled_from([t for t in song.tracks if t.clips]))
     clip = draw(st.sampled_from(tr.clips))
+    if kind == "clip.remove":
+        return {"type": kind, "track": tr.id, "clip": clip.id}
     if kind == "notes.add":
         return {"type": kind, "track": tr.id, "clip": clip.id, "notes": _notes_text(draw)}
     if kind == "clip.set":

@@ -22,7 +22,7 @@ from pytest_overdub.render import Render, StemCache, render
 from pytest_overdub.render.engine import (
     SOFT_CLIP_CEILING, SOFT_CLIP_LINEAR, balance_gains, db_to_gain, device_seed, soft_clip,
 )
-from pytest_overdub.song.model import song_from_data
+from pytest_overdub.song.model import Song, song_from_data, song_to_data
 
 SR = 8000  # small renders; 120 bpm -> one beat = 4000 frames
 
@@ -153,7 +153,7 @@ def track(tid, *, name="", device="test.click", inserts=(), notes=((0, 1.0),), l
 
 
 def song(*tracks, **kw):
-    return song_from_data(dict({"id": "s", "tempo": 120, "tracks": list(tracks)}, **kw))
+    return song_from_data(dict({"format": "overdub/0", "id": "s", "tempo": 120, "tracks": list(tracks)}, **kw))
 
 
 def go(s, **kw) -> Render:
@@ -261,7 +261,7 @@ def test_master_soft_clip_and_clean_clip_in_a_render():
 
 def test_note_rules_length_duration_mute_and_index():
     Click.seen = []
-    s = song({"id": "t_a", "instrument": {"device": "test.click"}, "clips": [
+    s = song({"name": "", "id": "t_a", "instrument": {"device": "test.click"}, "clips": [
         {"id": "c_1", "start": 0, "length": 2, "notes": [
             {"p": 60, "t": 0, "d": 4, "v": 1}, {"p": 62, "t": 2, "d": 1, "v": 1}]},   # t == length: unheard
         {"id": "c_2", "start": 2, "length": 2, "mute": True, "notes": [{"p": 64, "t": 0, "d": 1}]},
@@ -276,7 +276,7 @@ def test_note_rules_length_duration_mute_and_index():
 
 def test_clip_gain_scales_output_not_velocity():
     Click.seen = []
-    s = song({"id": "t_a", "instrument": {"device": "test.click"}, "clips": [
+    s = song({"name": "", "id": "t_a", "instrument": {"device": "test.click"}, "clips": [
         {"id": "c_1", "start": 0, "length": 1, "gain": -6, "notes": [{"p": 60, "t": 0, "d": 1, "v": 1}]},
         {"id": "c_2", "start": 1, "length": 1, "notes": [{"p": 60, "t": 0, "d": 1, "v": 1}]}]})
     stem = go(s).stems["t_a"]
@@ -286,7 +286,7 @@ def test_clip_gain_scales_output_not_velocity():
 
 def test_instrument_params_read_at_note_onset():
     Click.seen = []
-    s = song({"id": "t_a", "instrument": {"device": "test.click", "params": {"level": 0.2},
+    s = song({"name": "", "id": "t_a", "instrument": {"device": "test.click", "params": {"level": 0.2},
                                           "auto": {"level": [{"t": 1, "v": 0}, {"t": 3, "v": 1}]}},
               "clips": [{"id": "c_1", "start": 0, "length": 8, "notes": [
                   {"p": 60, "t": t, "d": 0.5, "v": 1} for t in (0, 2, 2.5, 6)]}]})
@@ -301,7 +301,7 @@ def test_audio_clip_plays_the_asset_from_its_offset():
     pcm[100] = 0.5
     sf.write(buf, pcm, SR, format="WAV", subtype="FLOAT")
     data = base64.b64encode(buf.getvalue()).decode()
-    s = song({"id": "t_au", "kind": "audio", "clips": [
+    s = song({"name": "", "id": "t_au", "kind": "audio", "clips": [
         {"id": "c_a", "kind": "audio", "start": 1, "length": 1, "asset": "a1"},
         {"id": "c_b", "kind": "audio", "start": 2, "length": 1, "asset": "a1", "offset": 50 / SR}]},
         assets={"a1": {"data": data}})
@@ -570,8 +570,10 @@ def _kernel_song(source, *, params=None, kind="effect"):
 
 
 def test_song_defined_effect_runs_with_clamped_params():
-    r = go(_kernel_song("def process(x, params, ctx):\n    return x * params['g']\n",
-                        params={"g": 3.0}), trust_kernels=True)
+    # A song file holding g = 3 is refused on load; a Song built in Python can hold it, and render clamps.
+    data = song_to_data(_kernel_song("def process(x, params, ctx):\n    return x * params['g']\n"))
+    data["tracks"][0]["inserts"][0]["params"] = {"g": 3.0}
+    r = go(Song.model_validate(data), trust_kernels=True)
     assert r.warnings == ()
     assert r.stems["t_a"][0, 0] == 1.0          # g clamped to its declared max 1
 
@@ -585,6 +587,7 @@ def test_song_defined_faults_and_misuse_warn():
     as_instrument = go(_kernel_song("def render(notes, params, ctx, n):\n    return None\n",
                                     kind="instrument"), trust_kernels=True)
     assert [w.kind for w in as_instrument.warnings] == ["error"]
-    undeclared = go(_kernel_song("def process(x, params, ctx):\n    return x\n", params={"zz": 1}),
-                    trust_kernels=True)
+    data = song_to_data(_kernel_song("def process(x, params, ctx):\n    return x\n"))
+    data["tracks"][0]["inserts"][0]["params"] = {"zz": 1}  # refused in a file; a Song built in Python can hold it
+    undeclared = go(Song.model_validate(data), trust_kernels=True)
     assert [w.kind for w in undeclared.warnings] == ["error"] and "zz" in undeclared.warnings[0].message

@@ -27,7 +27,7 @@ from pytest_overdub.render.heap import tuned
 np._core.multiarray._set_madvise_hugepage(False)
 if sys.argv[2] == "scorer":
     runtime.enter("test")
-render({"id": "tiny", "tempo": 120, "tracks": []})
+render({"format": "overdub/0", "id": "tiny", "tempo": 120, "tracks": []})
 def faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 mb = float(sys.argv[1])

@@ -25,7 +25,7 @@ def _start_song() -> Song:
         Clip(id="c_h2", start=8, length=4, notes=(Note(p=72, t=0, d=1, v=0.5, id="h2"),)),
         Clip(id="c_h1", start=0, length=4, notes=(Note(p=76, t=1, d=1, id="h1"),)),
     ))
-    return Song(id="s", tracks=(bass, keys, hook))
+    return Song(format="overdub/0", id="s", tempo=120, tracks=(bass, keys, hook))
 
 
 START = _start_song()

@@ -19,7 +19,7 @@ def _song_file(tmp_path):
     pcm = np.zeros(4800)
     pcm[240] = 0.5
     sf.write(buf, pcm, 48000, format="WAV", subtype="FLOAT")
-    song = {"id": "cli", "tempo": 120, "assets": {"a1": {"data": base64.b64encode(buf.getvalue()).decode()}},
+    song = {"format": "overdub/0", "id": "cli", "tempo": 120, "assets": {"a1": {"data": base64.b64encode(buf.getvalue()).decode()}},
             "tracks": [{"id": "t_au", "name": "Loop", "kind": "audio",
                         "clips": [{"id": "c_1", "kind": "audio", "start": 1, "length": 1, "asset": "a1"}]},
                        {"id": "t_x", "name": "Ghost", "instrument": {"device": "acme.none"}, "mute": True}]}

@@ -57,11 +57,59 @@ def test_loaded_values_are_the_files_values():
     assert song.track("Nobody") is None
 
 
-def test_defaults_are_filled_on_load():
-    song = song_from_data({"id": "s"})
-    assert song.format == "overdub/0"
-    assert song.tempo == 120.0 and song.meter == (4, 4) and song.master.clip == "soft"
-    assert song.tracks == () and song.devices == {}
+def test_optional_fields_are_filled_on_load():
+    song = song_from_data({"format": "overdub/0", "id": "s", "tempo": 100, "tracks": []})
+    assert song.meter == (4, 4) and song.master.clip == "soft" and song.master.gain == 0.0
+    assert song.tracks == () and song.devices == {} and song.key is None
+
+
+def test_required_fields_are_never_defaulted():
+    # A song without tempo used to render at 120 bpm, one without tracks in silence.
+    lines = _error({"id": "s", "tracks": [{"id": "t_a"}]}, source="songs/bare.json").splitlines()
+    assert lines[0] == "songs/bare.json: 3 problem(s)"
+    assert set(lines[1:]) == {"  format: missing; this field is required",
+                              "  tempo: missing; this field is required",
+                              "  tracks[0].name: missing; this field is required"}
+    assert _error({"format": "overdub/0", "id": "s", "tempo": 90}).splitlines()[1:] == [
+        "  tracks: missing; this field is required"]
+
+
+@pytest.mark.parametrize("path, value, expected", [
+    (("tracks", 0, "gain"), "-6", "Input should be a valid number"),
+    (("tracks", 0, "mute"), 1, "Input should be a valid boolean"),
+    (("tracks", 1, "clips", 0, "notes", 0, "p"), 45.0, "Input should be a valid integer"),
+    (("tracks", 1, "clips", 0, "start"), True, "Input should be a valid number"),
+    (("tempo",), "92", "Input should be a valid number"),
+])
+def test_numbers_and_booleans_are_strict(path, value, expected):
+    # The same rule as ops: "-6" for a number is refused, not coerced.
+    data = _tiny()
+    node = data
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    assert f"  {where} = {json.dumps(value)}: {expected}" in _error(data).splitlines()
+
+
+def test_device_params_are_read_as_ops_read_them():
+    data = _tiny()
+    bass = data["tracks"][1]
+    bass["inserts"][0]["params"]["gain"] = "-6"  # core.eq gain: a string is not a number here either
+    bass["instrument"]["params"]["nope"] = 1
+    bass["inserts"][0]["auto"] = {"low": [{"t": 0, "v": 40}]}
+    lines = _error(data, source="songs/p.json").splitlines()
+    assert lines[0] == "songs/p.json: 3 problem(s)"
+    assert '  tracks[1].inserts[0].params.gain = "-6": allowed core.eq gain: -18..18 dB' in lines
+    assert any(line.startswith("  tracks[1].instrument.params.nope = 1.0: allowed a param of core.bass: wave,")
+               for line in lines)
+    assert "  tracks[1].inserts[0].auto.low[0].v = 40.0: allowed core.eq low: -15..15 dB" in lines
+
+
+def test_switch_params_take_option_names_in_songs_as_in_ops():
+    data = _tiny()
+    data["tracks"][0]["instrument"]["params"]["kit"] = "dust"
+    assert song_from_data(data).tracks[0].instrument.params["kit"] == "dust"
 
 
 def test_a_song_is_frozen():

@@ -105,6 +105,18 @@ def test_whole_song_with_problems_is_a_submission_error():
         submission_from_data(data, source="answer.json")
 
 
+@pytest.mark.parametrize("value", ["-6", True])
+def test_a_song_and_an_op_read_a_number_by_the_same_rule(value):
+    # "gain": "-6" used to be coerced to -6.0 in a song while the same value in an op was refused.
+    data = json.loads((FIXTURES / "tiny.json").read_text(encoding="utf-8"))
+    data["tracks"][1]["gain"] = value
+    with pytest.raises(SubmissionError, match=rf'tracks\[1\]\.gain = {json.dumps(value)}: .*valid number'):
+        submission_from_data(data, source="answer.json")
+    op = {"type": "track.set", "track": "Bass", "patch": {"gain": value}}
+    with pytest.raises(OverdubError, match=rf'patch\.gain = {json.dumps(value)}: allowed a finite number'):
+        apply_transactions(TINY, [list(t) for t in submission_from_data([op]).transactions])
+
+
 @pytest.mark.parametrize("data, shape", [
     ({"edits": []}, "an object with keys edits"),
     ([GAIN, "track.remove"], 'a list whose item [1] is "track.remove"'),

@@ -12,8 +12,8 @@ from pytest_overdub.song.timing import (
 
 def _song(tempo=120, meter=(4, 4), clips=(), sections=()):
     return song_from_data({
-        "id": "s", "tempo": tempo, "meter": list(meter),
-        "tracks": [{"id": "t_a", "clips": [{"id": f"c_{i}", "start": s, "length": n}
+        "format": "overdub/0", "id": "s", "tempo": tempo, "meter": list(meter),
+        "tracks": [{"id": "t_a", "name": "A", "clips": [{"id": f"c_{i}", "start": s, "length": n}
                                            for i, (s, n) in enumerate(clips)]}],
         "sections": [{"id": f"s_{i}", "name": name, "start": s, "length": n}
                      for i, (name, s, n) in enumerate(sections)],
