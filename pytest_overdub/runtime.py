@@ -40,6 +40,8 @@ ENV_SWITCHES: dict[str, tuple[str, str]] = {
     "OVERDUB_STEM_CACHE_MB": ("the size of the scorer's process stem cache in MB (render.stems; "
                               "default 1536, 0 caches nothing)", "a number >= 0"),
     "OVERDUB_MALLOC_TUNING": ("0 leaves glibc's malloc at its defaults (render.heap)", "0 or 1"),
+    "OVERDUB_WEAK_SANDBOX": ("run untrusted kernels even where a required sandbox layer could not be applied "
+                             "(render.trust; like --overdub-weak-sandbox)", "1, true, yes, 0, false, no or empty"),
 }
 
 _TRUTHY, _FALSY = ("1", "true", "yes"), ("", "0", "false", "no")
@@ -58,7 +60,7 @@ def check_environment(environ: os._Environ | dict[str, str] | None = None) -> No
 
 
 def _allowed(name: str, value: str) -> bool:
-    if name == "OVERDUB_TRUST_KERNELS":
+    if name in ("OVERDUB_TRUST_KERNELS", "OVERDUB_WEAK_SANDBOX"):
         return value in _TRUTHY + _FALSY
     if name == "OVERDUB_MALLOC_TUNING":
         return value in ("0", "1", "")
