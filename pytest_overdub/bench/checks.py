@@ -7,7 +7,8 @@ This is the one place where a scope becomes a render plus a measure. Conventions
 * A span is ``from``/``to`` in beats or a ``section`` name, read from the starting song (so an agent
   moving sections cannot move the goalposts).
 * A scope is rendered as the whole song with only its tracks playing (through the master chain), then
-  sliced to the span. No tracks in scope reads -120.
+  sliced to the span. No tracks in scope reads -120. ``stem: true`` reads the scope's tracks as they leave
+  their own faders, summed, before the master chain (:func:`scope_audio`), it and its ``minus`` alike.
 * ``relative: true`` subtracts the same figure measured on the starting song (after setup);
   ``minus`` subtracts another scope's value (``each: true``: the loudest of its tracks, each alone).
 """
@@ -75,12 +76,26 @@ def _mix_ids(song: Song) -> tuple[str, ...]:
     return tuple(t.id for t in (solo or [t for t in song.tracks if not t.mute]))
 
 
-def measure_scope(ctx: Context, song: Song, scope: Any, metric: str) -> float:
-    """Render ``song`` with the scope's tracks, slice the span, read ``metric``."""
+def scope_audio(r: Any, *, stem: bool = False):
+    """What a scope hears of a render of its tracks: the mix through the master chain, or with ``stem``
+    the tracks' own stems (post-fader, post-pan) summed in song order, before the master's inserts, gain
+    and clip: "the keys on their own", which no master insert can change."""
+    if not stem:
+        return r.mix
+    import numpy as np
+
+    out = np.zeros_like(r.mix)
+    for audio in r.stems.values():
+        out += audio
+    return out
+
+
+def measure_scope(ctx: Context, song: Song, scope: Any, metric: str, *, stem: bool = False) -> float:
+    """Render ``song`` with the scope's tracks, slice the span, read ``metric`` (``stem``: pre-master)."""
     tracks = getattr(scope, "tracks", None)
     ids = _mix_ids(song) if tracks is None else scope_track_ids(ctx, song, tracks)
     lo, hi = span_beats(ctx, scope)
-    key = (id(song), ids, lo, hi, metric)
+    key = (id(song), ids, lo, hi, metric, stem)
     if key in ctx._values:
         return ctx._values[key]
     if not ids:
@@ -89,7 +104,7 @@ def measure_scope(ctx: Context, song: Song, scope: Any, metric: str) -> float:
         from ..measure import measure_metric
 
         r = ctx.render(song, ids)
-        x = r.mix
+        x = scope_audio(r, stem=stem)
         spb = 60.0 / song.tempo
         a = 0 if lo is None else int(round(lo * spb * r.sr))
         b = x.shape[-1] if hi is None else int(round(hi * spb * r.sr))
@@ -100,9 +115,9 @@ def measure_scope(ctx: Context, song: Song, scope: Any, metric: str) -> float:
 
 def measure_value(ctx: Context, check) -> float:
     def one(song: Song) -> float:
-        v = measure_scope(ctx, song, check, check.metric)
+        v = measure_scope(ctx, song, check, check.metric, stem=check.stem)
         if check.minus is not None:
-            v -= minus_value(ctx, song, check.minus, check.metric)
+            v -= minus_value(ctx, song, check.minus, check.metric, stem=check.stem)
         return v
 
     value = one(ctx.song)
@@ -111,12 +126,12 @@ def measure_value(ctx: Context, check) -> float:
     return value
 
 
-def minus_value(ctx: Context, song: Song, scope: Scope, metric: str) -> float:
+def minus_value(ctx: Context, song: Song, scope: Scope, metric: str, *, stem: bool = False) -> float:
     if not scope.each:
-        return measure_scope(ctx, song, scope, metric)
+        return measure_scope(ctx, song, scope, metric, stem=stem)
     ids = scope_track_ids(ctx, song, scope.tracks) if scope.tracks is not None else _mix_ids(song)
-    values = [measure_scope(ctx, song, scope.model_copy(update={"tracks": [i], "each": False}), metric)
-              for i in ids]
+    values = [measure_scope(ctx, song, scope.model_copy(update={"tracks": [i], "each": False}), metric,
+                            stem=stem) for i in ids]
     return max(values) if values else FLOOR_DB
 
 

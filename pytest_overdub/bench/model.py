@@ -77,6 +77,7 @@ class MeasureCheck(CheckBase):
     section: str | None = None
     minus: Scope | None = None
     relative: bool = False
+    stem: bool = Field(default=False, description="read the scope's tracks before the master chain")
 
 
 class KeyCheck(CheckBase):
