@@ -18,8 +18,9 @@ def _check(metric: str, **scope) -> MeasureCheck:
 
 def test_a_stem_scope_reads_the_track_before_the_master():
     start = start_song(BENCH.task("mix-darken-keys"), bench=BENCH)
+    shelf = {"device": "core.eq", "params": {"highf": 5000, "high": -6}}
     song = apply_ops(start, [
-        {"type": "insert.add", "track": "master", "insert": {"device": "core.eq", "params": {"highf": 5000, "high": -6}}},
+        {"type": "insert.add", "track": "master", "insert": shelf},
         {"type": "track.set", "track": "Keys", "patch": {"gain": start.track("Keys").gain + 0.5}},
     ])
     ctx = Context(start=start, song=song, trusted=True)
