@@ -77,7 +77,7 @@ def _what(c: dict) -> str:
     kind = c["kind"]
     pitches = f", pitches {'/'.join(str(p) for p in c['pitches'])}" if c.get("pitches") else ""
     if kind == "measure":
-        text = f"`{c['metric']}` of {_scope(c)}"
+        text = f"`{c['metric']}` of {_scope(c)}" + (" (own track, before the master)" if c.get("stem") else "")
         minus = c.get("minus")
         if minus is not None:
             each = "the loudest of each alone: " if minus.get("each") else ""

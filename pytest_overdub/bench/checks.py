@@ -6,7 +6,9 @@ renderer's own rule, and its span) then :meth:`~pytest_overdub.bench.context.Con
 cut to the span's frames). Conventions:
 
 * A scope is rendered as the whole song with only its heard tracks playing (through the master chain),
-  then cut to the span. A scope that hears no track reads -120 (``key``: 0).
+  then cut to the span. A scope that hears no track reads -120 (``key``: 0). ``stem: true`` reads the
+  scope's tracks as they leave their own faders, summed, before the master chain
+  (:func:`~pytest_overdub.bench.context.scope_audio`), it and its ``minus`` alike.
 * ``relative: true`` subtracts the same figure measured on the starting song (after setup);
   ``minus`` subtracts another scope's value (``each: true``: the loudest of its heard tracks, each alone).
 
@@ -28,8 +30,9 @@ from .scoring import CheckResult, check_score
 __all__ = ["Context", "measure_scope", "measure_value", "minus_value", "key_value", "evaluate", "clean_result"]
 
 
-def measure_scope(ctx: Context, song: Song, scope: Any, metric: str) -> float:
-    """``metric`` of what the scope hears on ``song`` (:meth:`Context.hear`); -120 when it hears no track."""
+def measure_scope(ctx: Context, song: Song, scope: Any, metric: str, *, stem: bool = False) -> float:
+    """``metric`` of what the scope hears on ``song`` (:meth:`Context.hear`); -120 when it hears no track.
+    ``stem``: the heard tracks before the master chain."""
     heard = ctx.hear(song, scope)
     if heard.silent:
         return FLOOR_DB
@@ -37,18 +40,18 @@ def measure_scope(ctx: Context, song: Song, scope: Any, metric: str) -> float:
     def compute() -> float:
         from ..measure import measure_metric
 
-        x, sr = ctx.audio(heard)
+        x, sr = ctx.audio(heard, stem=stem)
         return measure_metric(x, sr=sr, metric=metric)
 
-    return ctx.value((heard.key, heard.from_beats, heard.to_beats, metric), compute)
+    return ctx.value((heard.key, heard.from_beats, heard.to_beats, metric, stem), compute)
 
 
 def measure_value(ctx: Context, check: Any) -> float:
     """``figure(scope) - figure(minus)``, minus the same on the starting song when ``relative``."""
     def one(song: Song) -> float:
-        v = measure_scope(ctx, song, check, check.metric)
+        v = measure_scope(ctx, song, check, check.metric, stem=check.stem)
         if check.minus is not None:
-            v -= minus_value(ctx, song, check.minus, check.metric)
+            v -= minus_value(ctx, song, check.minus, check.metric, stem=check.stem)
         return v
 
     value = one(ctx.song)
@@ -57,12 +60,12 @@ def measure_value(ctx: Context, check: Any) -> float:
     return value
 
 
-def minus_value(ctx: Context, song: Song, scope: Any, metric: str) -> float:
+def minus_value(ctx: Context, song: Song, scope: Any, metric: str, *, stem: bool = False) -> float:
     if not scope.each:
-        return measure_scope(ctx, song, scope, metric)
+        return measure_scope(ctx, song, scope, metric, stem=stem)
     ids = ctx.heard_ids(song, scope.tracks)
-    values = [measure_scope(ctx, song, scope.model_copy(update={"tracks": [i], "each": False}), metric)
-              for i in ids]
+    values = [measure_scope(ctx, song, scope.model_copy(update={"tracks": [i], "each": False}), metric,
+                            stem=stem) for i in ids]
     return max(values) if values else FLOOR_DB
 
 

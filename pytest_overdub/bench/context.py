@@ -68,14 +68,15 @@ class Context:
         lo, hi = self.span(scope)
         return Heard(song, ids, lo, hi, self.render_key(song, ids) if ids else None)
 
-    def audio(self, heard: "Heard"):
-        """``(samples (2, n), sr)``: the heard tracks rendered through the master chain, cut to the span.
-        A scope that hears no track has no audio (its checks read their floor instead)."""
+    def audio(self, heard: "Heard", *, stem: bool = False):
+        """``(samples (2, n), sr)``: the heard tracks rendered through the master chain (``stem``: before
+        it, :func:`scope_audio`), cut to the span. A scope that hears no track has no audio (its checks
+        read their floor instead)."""
         if heard.key is None:
             raise ValueError("a scope that hears no track has no audio")
         r = self.render(heard.song, heard.track_ids, key=heard.key)
         a, b = span_frames(r.timeline, heard.from_beats, heard.to_beats)
-        return r.mix[:, a:b], r.sr
+        return scope_audio(r, stem=stem)[:, a:b], r.sr
 
     def heard_ids(self, song: Song, tracks: Any) -> tuple[str, ...]:
         """Ids of the tracks of ``song`` a scope with ``tracks`` hears (see the module docstring)."""
@@ -157,3 +158,17 @@ def span_frames(timeline: Any, lo: float | None, hi: float | None) -> tuple[int,
     a = 0 if lo is None else min(max(timeline.beats_to_frames(lo), 0), n)
     b = n if hi is None else min(max(timeline.beats_to_frames(hi), a), n)
     return a, b
+
+
+def scope_audio(r: Any, *, stem: bool = False):
+    """What a scope hears of a render of its tracks: the mix through the master chain, or with ``stem``
+    the tracks' own stems (post-fader, post-pan) summed in song order, before the master's inserts, gain
+    and clip: "the keys on their own", which no master insert can change."""
+    if not stem:
+        return r.mix
+    import numpy as np
+
+    out = np.zeros_like(r.mix)
+    for audio in r.stems.values():
+        out += audio
+    return out

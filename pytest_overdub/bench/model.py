@@ -88,6 +88,7 @@ class MeasureCheck(CheckBase):
     section: str | None = None
     minus: Scope | None = None
     relative: bool = False
+    stem: bool = Field(default=False, description="read the scope's tracks before the master chain")
 
     def value(self, ctx: "Context") -> float:
         from .checks import measure_value

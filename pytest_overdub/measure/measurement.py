@@ -79,6 +79,10 @@ class Measurement:
         require(name, self._audio.shape[1], self.sr)
         if parsed.kind == "scalar":
             return float(getattr(self, parsed.attr))
+        if parsed.kind == "gated":
+            from pytest_overdub.measure.gated import gated_levels_of
+
+            return float(getattr(gated_levels_of(self._audio, sr=self.sr), parsed.attr))
         if parsed.kind == "bandRel":
             return self.band_rel[parsed.bands[0]]
         if parsed.kind == "band":

@@ -1,8 +1,9 @@
 """Metric names (docs/meters.md) and ``measure_metric``: one figure, computing only what it needs.
 
 Names: ``lufs``, ``lufsShortMax``, ``lra``, ``truePeak``, ``peak``, ``rms``, ``crest``, ``centroid``,
-``correlation``, ``sideDb``, ``onsetsPerSec``, ``bandRel.<band>``, ``band.<a+b+...>`` and
-``side.<lo>-<hi>`` (Hz, e.g. ``side.20-120``). A signal too short for the figure is a
+``correlation``, ``sideDb``, ``onsetsPerSec``, the gated ``rmsGated``, ``peakGated`` and ``crestGated``
+(:mod:`pytest_overdub.measure.gated`), ``bandRel.<band>``, ``band.<a+b+...>`` and ``side.<lo>-<hi>`` (Hz,
+e.g. ``side.20-120``). A signal too short for the figure is a
 :class:`~pytest_overdub.errors.TooShortError` (see :mod:`pytest_overdub.measure.minimums`).
 """
 
@@ -30,12 +31,14 @@ SCALAR_METRICS: dict[str, str] = {
     "sideDb": "side_db",
     "onsetsPerSec": "onsets_per_sec",
 }
+#: Gated metric name -> GatedLevels attribute (computed on request, not part of ``measure()``'s figures).
+GATED_METRICS: dict[str, str] = {"rmsGated": "rms_db", "peakGated": "peak_db", "crestGated": "crest_db"}
 _SIDE = re.compile(r"^side\.(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$")
 
 
 @dataclass(frozen=True)
 class MetricName:
-    """A parsed metric name: ``kind`` is "scalar", "bandRel", "band" or "side"."""
+    """A parsed metric name: ``kind`` is "scalar", "gated", "bandRel", "band" or "side"."""
 
     kind: str
     attr: str = ""
@@ -49,7 +52,7 @@ def known_metrics() -> str:
     from pytest_overdub.measure.spectrum import BANDS
 
     bands = "|".join(BANDS)
-    return ", ".join(SCALAR_METRICS) + f", bandRel.<{bands}>, band.<a+b+...>, side.<lo>-<hi>"
+    return ", ".join([*SCALAR_METRICS, *GATED_METRICS]) + f", bandRel.<{bands}>, band.<a+b+...>, side.<lo>-<hi>"
 
 
 def parse_metric(name: object) -> MetricName:
@@ -60,6 +63,8 @@ def parse_metric(name: object) -> MetricName:
         raise MeasureError(f"metric name must be a string; got {name!r}. Known metrics: {known_metrics()}")
     if name in SCALAR_METRICS:
         return MetricName("scalar", attr=SCALAR_METRICS[name])
+    if name in GATED_METRICS:
+        return MetricName("gated", attr=GATED_METRICS[name])
     if name.startswith("bandRel.") and name[len("bandRel.") :] in BANDS:
         return MetricName("bandRel", bands=(name[len("bandRel.") :],))
     if name.startswith("band."):
@@ -83,6 +88,10 @@ def measure_metric(x: np.ndarray, *, sr: int, metric: str) -> float:
         from pytest_overdub.measure.stereo import band_side_of
 
         return band_side_of(arr, sr=rate, lo_hz=parsed.lo_hz, hi_hz=parsed.hi_hz)
+    if parsed.kind == "gated":
+        from pytest_overdub.measure.gated import gated_levels_of
+
+        return float(getattr(gated_levels_of(arr, sr=rate), parsed.attr))
     if parsed.kind in ("bandRel", "band"):
         from pytest_overdub.measure.spectrum import band_abs_from, spectrum_of
 

@@ -2,7 +2,8 @@
 
 The rule: a figure needs one whole window of what it is defined over, never a partial one.
 
-* ``lufs`` and the momentary series: 400 ms, one BS.1770-4 gating block.
+* ``lufs`` and the momentary series: 400 ms, one BS.1770-4 gating block; ``rmsGated``, ``peakGated`` and
+  ``crestGated`` likewise (one unweighted gating block).
 * ``lufsShortMax``, ``lra`` and the short-term series: 3 s, one short-term window (EBU Tech 3342 reads the
   range off short-term loudness).
 * ``truePeak``: 24 samples, the interpolator's span (24 taps per phase).
@@ -61,6 +62,7 @@ def _duration(seconds: float) -> str:
 MINIMUMS: dict[str, Minimum] = {
     "lufs": Minimum("integrated loudness", seconds=0.4),
     "momentary": Minimum("momentary loudness", seconds=0.4),
+    "rmsGated": Minimum("gated levels", seconds=0.4),
     "lufsShortMax": Minimum("short-term loudness", seconds=3.0),
     "shortTerm": Minimum("short-term loudness", seconds=3.0),
     "lra": Minimum("loudness range", seconds=3.0),
@@ -79,6 +81,8 @@ def figure_of(metric: str) -> str | None:
         return "bands"
     if metric in ("correlation", "sideDb") or metric.startswith("side."):
         return "stereo"
+    if metric in ("rmsGated", "peakGated", "crestGated"):
+        return "rmsGated"
     return metric if metric in MINIMUMS else None
 
 

@@ -23,6 +23,9 @@ METRICS = {
     "sideDb": ("stereo correlation and side level", 0.05, None),
     "side.20-120": ("stereo correlation and side level", 0.05, None),
     "onsetsPerSec": ("the onset rate", 0.5, None),
+    "rmsGated": ("gated levels", 0.4, None),
+    "peakGated": ("gated levels", 0.4, None),
+    "crestGated": ("gated levels", 0.4, None),
 }
 
 
