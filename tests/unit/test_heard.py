@@ -28,7 +28,7 @@ def _track(tid: str, pitch: int, **flags) -> dict:
 
 
 def _song(*tracks: dict, **kw):
-    return song_from_data({"id": "s", "tempo": 120, "tracks": list(tracks), **kw})
+    return song_from_data({"format": "overdub/0", "id": "s", "tempo": 120, "tracks": list(tracks), **kw})
 
 
 def _heard(song, among=None) -> list[str]:
