@@ -140,7 +140,8 @@ KINDS: dict[str, Callable[[Any, Context], float]] = {
     "pattern": _pattern, "differs": _differs, "chordsUnder": _chords_under, "jitter": _jitter,
     "swing": _swing,
     "defined": _probe, "echoTime": _probe, "echoLevel": _probe, "dryKept": _probe, "decayTime": _probe,
-    "decayPeak": _probe, "toneGain": _probe,
+    "decayPeak": _probe, "toneGain": _probe, "notePitch": _probe, "noteLength": _probe,
+    "trackBand": _probe, "trackEchoTime": _probe, "trackDryKept": _probe, "trackDecay": _probe,
 }
 
 

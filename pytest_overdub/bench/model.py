@@ -167,11 +167,25 @@ class DefinedCheck(CheckBase):
     deviceKind: Literal["instrument", "effect"]
 
 
+def _ordered(check: Any, *names: str) -> Any:
+    for name in names:
+        lo, hi = getattr(check, name)
+        if lo > hi:
+            raise ValueError(f"{name} [{lo}, {hi}] has lo > hi")
+    return check
+
+
 class EchoCheck(CheckBase):
     kind: Literal["echoTime", "echoLevel", "dryKept"]
     track: str
     tempos: list[float] = Field(default_factory=lambda: [100.0], min_length=1)
     beats: float | None = Field(default=None, gt=0, description="echoTime: the wanted delay in beats")
+    draws: int = Field(default=0, ge=0, le=8, description="tempos drawn from tempoRange, added to tempos")
+    tempoRange: tuple[float, float] = Field(default=(70.0, 170.0), description="bpm, for draws")
+
+    @model_validator(mode="after")
+    def _ranges(self) -> "EchoCheck":
+        return _ordered(self, "tempoRange")
 
 
 class ProbeNote(_Model):
@@ -180,29 +194,64 @@ class ProbeNote(_Model):
 
 
 class DecayCheck(CheckBase):
-    kind: Literal["decayTime", "decayPeak"]
+    """``notePitch``/``noteLength`` read the same probe notes as ``decayTime``/``decayPeak``."""
+
+    kind: Literal["decayTime", "decayPeak", "notePitch", "noteLength"]
     track: str
     notes: list[ProbeNote] = Field(min_length=1)
     threshold: float = -60.0
     which: Literal["loudest", "quietest"] = "loudest"
+    spread: int = Field(default=0, ge=0, le=12, description="each pitch moved by a drawn -spread..spread")
+    velocities: tuple[float, float] = Field(default=(0.8, 0.8), description="velocity drawn in [lo, hi]")
+    stretch: tuple[float, float] = Field(default=(1.0, 1.0), description="each d times a drawn factor")
+
+    @model_validator(mode="after")
+    def _ranges(self) -> "DecayCheck":
+        return _ordered(self, "velocities", "stretch")
 
 
 class ToneCheck(CheckBase):
     kind: Literal["toneGain"]
     track: str
     pitch: int = Field(ge=0, le=127)
+    spread: int = Field(default=0, ge=0, le=12, description="the pitch moved by a drawn -spread..spread")
+    velocities: tuple[float, float] = Field(default=(1.0, 1.0), description="velocity drawn in [lo, hi]")
+
+    @model_validator(mode="after")
+    def _ranges(self) -> "ToneCheck":
+        return _ordered(self, "velocities")
+
+
+class TrackCheck(CheckBase):
+    """Real-track checks (bench/device_checks.py): the device on the part it is written for."""
+
+    kind: Literal["trackBand", "trackEchoTime", "trackDryKept", "trackDecay"]
+    track: str
+    band: tuple[float, float] | None = Field(default=None, description="trackBand: [lo, hi) Hz")
+    beats: float | None = Field(default=None, gt=0, description="trackEchoTime: the wanted delay in beats")
+    threshold: float = -60.0
+
+    @model_validator(mode="after")
+    def _fields(self) -> "TrackCheck":
+        if self.kind == "trackBand" and (self.band is None or not 0 <= self.band[0] < self.band[1]):
+            raise ValueError(f"trackBand needs band [lo, hi] Hz with 0 <= lo < hi, got {self.band}")
+        if self.kind == "trackEchoTime" and self.beats is None:
+            raise ValueError("trackEchoTime needs beats, the wanted delay")
+        return self
 
 
 Check = Annotated[
     Union[MeasureCheck, KeyCheck, CountCheck, InKeyCheck, SpanCheck, WithinCheck, ClashesCheck,
           DoublingCheck, UnchangedCheck, TransposedCheck, RootsCheck, PatternCheck, DiffersCheck,
-          ChordsUnderCheck, JitterCheck, SwingCheck, DefinedCheck, EchoCheck, DecayCheck, ToneCheck],
+          ChordsUnderCheck, JitterCheck, SwingCheck, DefinedCheck, EchoCheck, DecayCheck, ToneCheck,
+          TrackCheck],
     Field(discriminator="kind"),
 ]
 
 CHECK_KINDS = ("measure", "key", "count", "inKey", "span", "within", "clashes", "doubling", "unchanged",
                "transposed", "roots", "pattern", "differs", "chordsUnder", "jitter", "swing", "defined",
-               "echoTime", "echoLevel", "dryKept", "decayTime", "decayPeak", "toneGain")
+               "echoTime", "echoLevel", "dryKept", "decayTime", "decayPeak", "toneGain", "notePitch",
+               "noteLength", "trackBand", "trackEchoTime", "trackDryKept", "trackDecay")
 
 
 class Task(_Model):

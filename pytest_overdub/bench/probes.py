@@ -3,7 +3,8 @@
 The scorer builds a one-track song (the task's track with its inserts, or its instrument alone; track
 gain 0 dB and centred; master at 0 dB with no inserts) and a test source:
 
-* ``bench.click``: a 1 kHz sine blip with a 3 ms exponential decay, amplitude 0.5·velocity;
+* ``bench.click``: a sine blip at 1 kHz × 2^((pitch − 60)/12) with a 3 ms exponential decay, amplitude
+  0.5·velocity;
 * ``bench.sine``: a sine at the note's pitch, amplitude 0.25·velocity, 10 ms linear fades.
 
 Echo checks render one click at beat 0 at each tempo; the envelope is the peak |x| per 1 ms frame; the
@@ -12,6 +13,10 @@ The *first repeat* is the first 1 ms frame in that window within 6 dB of the win
 the sample by the largest |x| in the 20 ms that follow it. Decay checks play probe notes 4 s apart at
 120 bpm, velocity 0.8, on the instrument alone, with 10 ms frames. Tone checks play 1 s tones 4 beats
 apart at 120 bpm and compare the RMS over 0.4-0.9 s of each tone with inserts and without.
+
+Tempos, the click's pitch and level, tone pitches and levels, and the decay notes' pitches, levels and
+lengths are drawn per check from a seeded family (bench/device_checks.py): the same submission always
+meets the same probes, and no table of the bench's probe values can know them.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ PROBE_TEMPO = 120.0
 
 
 class Click(Instrument):
-    """``bench.click``: 1 kHz sine blip, 3 ms exponential decay, amplitude 0.5·velocity."""
+    """``bench.click``: a blip at 1 kHz × 2^((pitch − 60)/12), 3 ms exponential decay, 0.5·velocity."""
 
     spec = DeviceSpec(CLICK_ID, "instrument", "Click", "bench probe: a 1 kHz blip")
 
@@ -42,8 +47,9 @@ class Click(Instrument):
         out = np.zeros((2, n_frames))
         n = int(0.05 * self.sr)  # 50 ms holds the blip down to -72 dB
         t = np.arange(n) / self.sr
-        blip = np.sin(2 * np.pi * 1000.0 * t) * np.exp(-t / 0.003)
         for note in notes:
+            f = 1000.0 * 2 ** ((note.pitch - 60) / 12)
+            blip = np.sin(2 * np.pi * f * t) * np.exp(-t / 0.003)
             a = int(round(note.start_s * self.sr))
             b = min(n_frames, a + n)
             if a < b:
@@ -132,24 +138,35 @@ def echo_figures(x: np.ndarray, *, sr: int) -> tuple[float, float, float]:
     return dry, float(mono[at]), (at - dry_at) / sr * 1000.0
 
 
-def _click_song(ctx: Context, track: Track, tempo: float, *, inserts: bool) -> Song:
+def _click_song(ctx: Context, track: Track, tempo: float, *, inserts: bool, pitch: int = 60,
+                velocity: float = 1.0) -> Song:
     from ..song.model import Instrument as Inst
 
-    return probe_song(ctx.song, track, tempo=tempo, notes=[Note(p=60, t=0.0, d=0.25, v=1.0, id="n_probe")],
+    return probe_song(ctx.song, track, tempo=tempo,
+                      notes=[Note(p=pitch, t=0.0, d=0.25, v=velocity, id="n_probe")],
                       length_beats=max(4.0, math.ceil(2.5 * tempo / 60.0)),
                       instrument=Inst(device=CLICK_ID), inserts=inserts)
 
 
 def echo_value(check: Any, ctx: Context) -> float:
+    from . import device_checks as dc
+
     track = _track(ctx, check.track)
+    rng = dc.probe_rng(ctx.song, track, salt=check.id)
+    tempos = list(check.tempos) + dc.draw_tempos(rng, lo=check.tempoRange[0], hi=check.tempoRange[1],
+                                                 n=check.draws)
+    # the click: drawn pitch (about 660 Hz to 1.5 kHz) and level, only when the check draws at all
+    click = {"pitch": dc.draw_pitch(rng, 60, spread=7), "velocity": dc.draw_in(rng, 0.5, 1.0)} \
+        if check.draws else {}
     if check.kind == "dryKept":
-        tempo = check.tempos[0]
-        with_fx = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=True)), sr=ctx.sr)[0]
-        without = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=False)), sr=ctx.sr)[0]
+        tempo = tempos[0]
+        with_fx = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=True, **click)), sr=ctx.sr)[0]
+        without = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=False, **click)), sr=ctx.sr)[0]
         return _db(with_fx) - _db(without)
     values = []
-    for tempo in check.tempos:
-        dry, echo, delay_ms = echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=True)), sr=ctx.sr)
+    for tempo in tempos:
+        song = _click_song(ctx, track, tempo, inserts=True, **click)
+        dry, echo, delay_ms = echo_figures(_render(ctx, song), sr=ctx.sr)
         if check.kind == "echoTime":
             if check.beats is None:
                 raise TaskError(f"check {check.id}: echoTime needs `beats`, the wanted delay")
@@ -178,16 +195,38 @@ def decay_figures(x: np.ndarray, *, sr: int, starts_s: list[float], window_s: fl
     return out
 
 
+def probe_notes(check: Any, ctx: Context, track: Track, *, spacing: float) -> list[Note]:
+    """The check's notes with pitch, velocity and length drawn from its family, ``spacing`` beats apart."""
+    from . import device_checks as dc
+
+    rng = dc.probe_rng(ctx.song, track, salt=check.id)
+    out = []
+    for i, n in enumerate(check.notes):
+        p = dc.draw_pitch(rng, n.p, spread=check.spread)
+        v = dc.draw_in(rng, *check.velocities)
+        d = min(spacing / 2, n.d * dc.draw_in(rng, *check.stretch))
+        out.append(Note(p=p, t=i * spacing, d=d, v=v, id=f"n_probe{i}"))
+    return out
+
+
 def decay_value(check: Any, ctx: Context) -> float:
+    from . import device_checks as dc
+
     track = _track(ctx, check.track)
     if track.instrument is None:
         raise TaskError(f"track {check.track!r} has no instrument to probe")
     spacing = 8.0  # beats at 120 bpm = 4 s
-    notes = [Note(p=n.p, t=i * spacing, d=n.d, v=0.8, id=f"n_probe{i}") for i, n in enumerate(check.notes)]
+    notes = probe_notes(check, ctx, track, spacing=spacing)
     song = probe_song(ctx.song, track, tempo=PROBE_TEMPO, notes=notes, length_beats=spacing * len(notes),
                       instrument=track.instrument, inserts=False)
-    figures = decay_figures(_render(ctx, song), sr=ctx.sr, starts_s=[i * 4.0 for i in range(len(notes))],
-                            window_s=4.0, threshold_db=check.threshold)
+    x = _render(ctx, song)
+    starts = [i * 4.0 for i in range(len(notes))]
+    if check.kind == "notePitch":
+        return max(dc.partial_cents(x[:, int(s * ctx.sr): int((s + dc.PITCH_WINDOW_S) * ctx.sr)], sr=ctx.sr,
+                                    f0_hz=440.0 * 2 ** ((n.p - 69) / 12)) for s, n in zip(starts, notes))
+    if check.kind == "noteLength":
+        return min(dc.sounding_s(x[:, int(s * ctx.sr): int((s + 4.0) * ctx.sr)], sr=ctx.sr) for s in starts)
+    figures = decay_figures(x, sr=ctx.sr, starts_s=starts, window_s=4.0, threshold_db=check.threshold)
     if check.kind == "decayTime":
         return max(t for t, _ in figures)
     peaks = [p for _, p in figures]
@@ -198,9 +237,12 @@ def decay_value(check: Any, ctx: Context) -> float:
 
 def tone_value(check: Any, ctx: Context) -> float:
     from ..song.model import Instrument as Inst
+    from . import device_checks as dc
 
     track = _track(ctx, check.track)
-    notes = [Note(p=check.pitch, t=0.0, d=2.0, v=1.0, id="n_probe")]
+    rng = dc.probe_rng(ctx.song, track, salt=check.id)
+    pitch = dc.draw_pitch(rng, check.pitch, spread=check.spread)
+    notes = [Note(p=pitch, t=0.0, d=2.0, v=dc.draw_in(rng, *check.velocities), id="n_probe")]
 
     def rms_db(inserts: bool) -> float:
         song = probe_song(ctx.song, track, tempo=PROBE_TEMPO, notes=notes, length_beats=4.0,
@@ -235,8 +277,12 @@ def value(check: Any, ctx: Context) -> float:
         return defined_value(check, ctx)
     if check.kind in ("echoTime", "echoLevel", "dryKept"):
         return echo_value(check, ctx)
-    if check.kind in ("decayTime", "decayPeak"):
+    if check.kind in ("decayTime", "decayPeak", "notePitch", "noteLength"):
         return decay_value(check, ctx)
     if check.kind == "toneGain":
         return tone_value(check, ctx)
+    if check.kind in ("trackBand", "trackEchoTime", "trackDryKept", "trackDecay"):
+        from .device_checks import track_value
+
+        return track_value(check, ctx, _track(ctx, check.track))
     raise TaskError(f"check {check.id}: {check.kind!r} is not a probe kind")
