@@ -73,10 +73,15 @@ def track_song(song: Song, track: Track, *, inserts: bool) -> Song:
 
 def onsets_s(song: Song, track: Track) -> list[float]:
     """The heard notes' onsets in seconds, sorted, each once."""
+    return sorted({s for s, _ in struck(song, track)})
+
+
+def struck(song: Song, track: Track) -> list[tuple[float, int]]:
+    """The heard notes as (onset in seconds, pitch), in time order."""
     from ..notes.selection import placed_notes
 
     spb = 60.0 / song.tempo
-    return sorted({round(n.start_beats * spb, 9) for n in placed_notes(song, track)})
+    return sorted((round(n.start_beats * spb, 9), n.p) for n in placed_notes(song, track))
 
 
 def same_length(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -195,6 +200,26 @@ def sounding_s(x: np.ndarray, *, sr: int, drop_db: float = LENGTH_DROP_DB) -> fl
     return float((above[-1] + 1) * frame / sr)
 
 
+def real_notes_value(x: np.ndarray, *, sr: int, notes: list[tuple[float, int]], kind: str) -> float:
+    """``trackPitch``: the worst note's |cents| to its nearest prominent partial; ``trackLength``: the
+    shortest note's time to fall ``LENGTH_DROP_DB`` under its peak. Each note is read from its onset to
+    the next onset (``PITCH_WINDOW_S`` at most for the pitch, 4 s for the length); notes struck together
+    (a chord) are read together, each for its own pitch."""
+    onsets = sorted({s for s, _ in notes})
+    values = []
+    for s, p in notes:
+        later = [o for o in onsets if o > s]
+        end = later[0] if later else s + 4.0
+        if kind == "trackPitch":
+            seg = x[:, int(round(s * sr)): int(round(min(end, s + PITCH_WINDOW_S) * sr))]
+            values.append(partial_cents(seg, sr=sr, f0_hz=440.0 * 2 ** ((p - 69) / 12)))
+        else:
+            values.append(sounding_s(x[:, int(round(s * sr)): int(round(min(end, s + 4.0) * sr))], sr=sr))
+    if not values:
+        raise TaskError("the track plays no notes to read")
+    return max(values) if kind == "trackPitch" else min(values)
+
+
 # --- the real-track check kinds -----------------------------------------------------------------
 
 def _render(ctx: Any, song: Song) -> np.ndarray:
@@ -217,11 +242,13 @@ def real_pair(ctx: Any, track: Track, *, inserts_too: bool = True) -> tuple[np.n
 
 def track_value(check: Any, ctx: Any, track: Track) -> float:
     """The value of a ``trackBand``/``trackEchoTime``/``trackDryKept``/``trackDecay`` check."""
-    if check.kind == "trackDecay":
+    if check.kind in ("trackDecay", "trackPitch", "trackLength"):
         if track.instrument is None:
             raise TaskError(f"track {check.track!r} has no instrument to play its notes")
         dry, _ = real_pair(ctx, track, inserts_too=False)
-        return note_decay_s(dry, sr=ctx.sr, onsets=onsets_s(ctx.song, track), threshold_db=check.threshold)
+        if check.kind == "trackDecay":
+            return note_decay_s(dry, sr=ctx.sr, onsets=onsets_s(ctx.song, track), threshold_db=check.threshold)
+        return real_notes_value(dry, sr=ctx.sr, notes=struck(ctx.song, track), kind=check.kind)
     dry, out = real_pair(ctx, track)
     if check.kind == "trackBand":
         return band_gain_db(dry, out, sr=ctx.sr, band=tuple(check.band))

@@ -225,7 +225,7 @@ class ToneCheck(CheckBase):
 class TrackCheck(CheckBase):
     """Real-track checks (bench/device_checks.py): the device on the part it is written for."""
 
-    kind: Literal["trackBand", "trackEchoTime", "trackDryKept", "trackDecay"]
+    kind: Literal["trackBand", "trackEchoTime", "trackDryKept", "trackDecay", "trackPitch", "trackLength"]
     track: str
     band: tuple[float, float] | None = Field(default=None, description="trackBand: [lo, hi) Hz")
     beats: float | None = Field(default=None, gt=0, description="trackEchoTime: the wanted delay in beats")
@@ -251,7 +251,8 @@ Check = Annotated[
 CHECK_KINDS = ("measure", "key", "count", "inKey", "span", "within", "clashes", "doubling", "unchanged",
                "transposed", "roots", "pattern", "differs", "chordsUnder", "jitter", "swing", "defined",
                "echoTime", "echoLevel", "dryKept", "decayTime", "decayPeak", "toneGain", "notePitch",
-               "noteLength", "trackBand", "trackEchoTime", "trackDryKept", "trackDecay")
+               "noteLength", "trackBand", "trackEchoTime", "trackDryKept", "trackDecay", "trackPitch",
+               "trackLength")
 
 
 class Task(_Model):
