@@ -168,7 +168,8 @@ def partial_cents(x: np.ndarray, *, sr: int, f0_hz: float) -> float:
 
     A partial is a local maximum of the Hann-windowed magnitude spectrum (zero-padded to at least 2^16
     points) standing ``PROMINENCE_DB`` above the median of the half octave either side of ``f0_hz`` and
-    within ``PARTIAL_RANGE_DB`` of the loudest peak. A sine, a plucked string or a bell whose partial
+    within ``PARTIAL_RANGE_DB`` of the loudest peak, its frequency refined by a parabola through the peak
+    bin and its neighbours (dB). A sine, a plucked string or a bell whose partial
     set includes the fundamental has one; a click or a noise burst does not."""
     mono = x.sum(axis=0) if x.ndim == 2 else x
     if mono.size < 16 or not np.any(mono):
@@ -185,7 +186,12 @@ def partial_cents(x: np.ndarray, *, sr: int, f0_hz: float) -> float:
                  & (db[near] >= floor_db + PROMINENCE_DB) & (db[near] >= db.max() - PARTIAL_RANGE_DB)]
     if peaks.size == 0:
         return math.inf
-    return float(np.min(np.abs(1200.0 * np.log2(f[peaks] / f0_hz))))
+    # each peak's frequency refined by a parabola through its bin and the two beside it (in dB)
+    left, mid, right = db[peaks - 1], db[peaks], db[peaks + 1]
+    curve = left - 2 * mid + right
+    shift = np.where(curve < 0, 0.5 * (left - right) / np.where(curve < 0, curve, -1.0), 0.0)
+    hz = (peaks + shift) * sr / nfft
+    return float(np.min(np.abs(1200.0 * np.log2(hz / f0_hz))))
 
 
 def sounding_s(x: np.ndarray, *, sr: int, drop_db: float = LENGTH_DROP_DB) -> float:
