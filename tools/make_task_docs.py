@@ -127,8 +127,8 @@ def _what(c: dict) -> str:
         return f"toneGain of {c['track']} at MIDI {c['pitch']}{_drawn(c)}"
     if kind == "trackBand":
         return f"trackBand of {c['track']}, {_num(c['band'][0])}-{_num(c['band'][1])} Hz"
-    if kind == "trackEchoTime":
-        return f"trackEchoTime of {c['track']}, {_num(c['beats'])} beats"
+    if kind in ("trackEchoTime", "trackEchoLevel"):
+        return f"{kind} of {c['track']}, {_num(c['beats'])} beats"
     if kind == "trackDecay":
         return f"trackDecay of {c['track']}, threshold {_num(c.get('threshold', -60))} dBFS"
     if kind in ("trackDryKept", "trackPitch", "trackLength"):

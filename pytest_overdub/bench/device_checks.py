@@ -104,11 +104,19 @@ def band_gain_db(x: np.ndarray, y: np.ndarray, *, sr: int, band: tuple[float, fl
 
 def echo_lag_ms(dry: np.ndarray, out: np.ndarray, *, sr: int, lo_ms: float = 40.0,
                 hi_ms: float = 2000.0) -> float:
-    """The first repeat's delay: cross-correlate the wet part (out − dry) with the dry, mono sums.
+    """The first repeat's delay, ms (``echo_repeat``'s first figure)."""
+    return echo_repeat(dry, out, sr=sr, lo_ms=lo_ms, hi_ms=hi_ms)[0]
+
+
+def echo_repeat(dry: np.ndarray, out: np.ndarray, *, sr: int, lo_ms: float = 40.0,
+                hi_ms: float = 2000.0) -> tuple[float, float]:
+    """(delay ms, level dB) of the first repeat: cross-correlate the wet part (out − dry) with the dry,
+    mono sums.
 
     The first lag in [lo_ms, hi_ms] whose |correlation| is within 3 dB of the window's largest, moved to
-    the largest |correlation| in the 20 ms that follow. No wet signal (under -60 dB of the dry's energy):
-    infinity."""
+    the largest |correlation| in the 20 ms that follow. The level is that correlation over the dry's own
+    energy (its correlation at lag 0): a copy of the dry at gain g reads 20·log10 g. No wet signal (under
+    10⁻⁶ of the dry's energy): (∞, -120)."""
     dry, out = same_length(dry, out)
     d = dry.sum(axis=0)
     w = out.sum(axis=0) - d
@@ -119,10 +127,11 @@ def echo_lag_ms(dry: np.ndarray, out: np.ndarray, *, sr: int, lo_ms: float = 40.
     win = np.abs(c[a:b])
     energy = float(np.sum(d ** 2))
     if win.size == 0 or energy <= 0 or win.max() <= 1e-6 * energy:
-        return math.inf
+        return math.inf, -120.0
     first = a + int(np.argmax(win >= 10 ** (-3 / 20) * win.max()))
     end = min(b, first + int(0.020 * sr))
-    return (first + int(np.argmax(np.abs(c[first:end])))) / sr * 1000.0
+    at = first + int(np.argmax(np.abs(c[first:end])))
+    return at / sr * 1000.0, float(gain_to_db(abs(c[at]) / energy))
 
 
 def hit_change_db(dry: np.ndarray, out: np.ndarray, *, sr: int, onsets: list[float],
@@ -247,7 +256,7 @@ def real_pair(ctx: Any, track: Track, *, inserts_too: bool = True) -> tuple[np.n
 
 
 def track_value(check: Any, ctx: Any, track: Track) -> float:
-    """The value of a ``trackBand``/``trackEchoTime``/``trackDryKept``/``trackDecay`` check."""
+    """The value of a real-track check (``trackBand``, ``trackEchoTime``, ``trackEchoLevel``, ...)."""
     if check.kind in ("trackDecay", "trackPitch", "trackLength"):
         if track.instrument is None:
             raise TaskError(f"track {check.track!r} has no instrument to play its notes")
@@ -260,7 +269,8 @@ def track_value(check: Any, ctx: Any, track: Track) -> float:
         return band_gain_db(dry, out, sr=ctx.sr, band=tuple(check.band))
     if check.kind == "trackDryKept":
         return hit_change_db(dry, out, sr=ctx.sr, onsets=onsets_s(ctx.song, track))
-    if check.kind == "trackEchoTime":
+    if check.kind in ("trackEchoTime", "trackEchoLevel"):
         want_ms = check.beats * 60000.0 / ctx.song.tempo
-        return abs(echo_lag_ms(dry, out, sr=ctx.sr, hi_ms=min(2000.0, 2.0 * want_ms)) - want_ms)
+        lag_ms, level_db = echo_repeat(dry, out, sr=ctx.sr, hi_ms=min(2000.0, 2.0 * want_ms))
+        return abs(lag_ms - want_ms) if check.kind == "trackEchoTime" else level_db
     raise TaskError(f"check {check.id}: {check.kind!r} is not a real-track kind")

@@ -225,18 +225,19 @@ class ToneCheck(CheckBase):
 class TrackCheck(CheckBase):
     """Real-track checks (bench/device_checks.py): the device on the part it is written for."""
 
-    kind: Literal["trackBand", "trackEchoTime", "trackDryKept", "trackDecay", "trackPitch", "trackLength"]
+    kind: Literal["trackBand", "trackEchoTime", "trackEchoLevel", "trackDryKept", "trackDecay", "trackPitch",
+                  "trackLength"]
     track: str
     band: tuple[float, float] | None = Field(default=None, description="trackBand: [lo, hi) Hz")
-    beats: float | None = Field(default=None, gt=0, description="trackEchoTime: the wanted delay in beats")
+    beats: float | None = Field(default=None, gt=0, description="trackEcho*: the wanted delay in beats")
     threshold: float = -60.0
 
     @model_validator(mode="after")
     def _fields(self) -> "TrackCheck":
         if self.kind == "trackBand" and (self.band is None or not 0 <= self.band[0] < self.band[1]):
             raise ValueError(f"trackBand needs band [lo, hi] Hz with 0 <= lo < hi, got {self.band}")
-        if self.kind == "trackEchoTime" and self.beats is None:
-            raise ValueError("trackEchoTime needs beats, the wanted delay")
+        if self.kind in ("trackEchoTime", "trackEchoLevel") and self.beats is None:
+            raise ValueError(f"{self.kind} needs beats, the wanted delay")
         return self
 
 
@@ -251,7 +252,7 @@ Check = Annotated[
 CHECK_KINDS = ("measure", "key", "count", "inKey", "span", "within", "clashes", "doubling", "unchanged",
                "transposed", "roots", "pattern", "differs", "chordsUnder", "jitter", "swing", "defined",
                "echoTime", "echoLevel", "dryKept", "decayTime", "decayPeak", "toneGain", "notePitch",
-               "noteLength", "trackBand", "trackEchoTime", "trackDryKept", "trackDecay", "trackPitch",
+               "noteLength", "trackBand", "trackEchoTime", "trackEchoLevel", "trackDryKept", "trackDecay", "trackPitch",
                "trackLength")
 
 

@@ -281,7 +281,8 @@ def value(check: Any, ctx: Context) -> float:
         return decay_value(check, ctx)
     if check.kind == "toneGain":
         return tone_value(check, ctx)
-    if check.kind in ("trackBand", "trackEchoTime", "trackDryKept", "trackDecay", "trackPitch", "trackLength"):
+    if check.kind in ("trackBand", "trackEchoTime", "trackEchoLevel", "trackDryKept", "trackDecay", "trackPitch",
+                      "trackLength"):
         from .device_checks import track_value
 
         return track_value(check, ctx, _track(ctx, check.track))

@@ -97,6 +97,8 @@ def test_cross_correlation_finds_the_first_repeat_even_with_heavy_feedback():
     assert dc.echo_lag_ms(dry, _echo(dry, delay_s=0.45, gain=0.5, feedback=0.85), sr=SR, hi_ms=900) == \
         pytest.approx(450.0, abs=0.03)
     assert dc.echo_lag_ms(dry, dry.copy(), sr=SR) == math.inf
+    lag, level = dc.echo_repeat(dry, _echo(dry, delay_s=0.45, gain=0.25, feedback=0.35), sr=SR, hi_ms=900)
+    assert (lag, level) == (pytest.approx(450.0, abs=0.03), pytest.approx(-12.04, abs=0.05))
 
 
 def test_band_gain_and_hit_change_read_plain_gains():
