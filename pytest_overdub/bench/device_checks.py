@@ -31,6 +31,7 @@ PROMINENCE_DB = 15.0       # a partial stands this far above the median of the h
 PARTIAL_RANGE_DB = 30.0    # ... and within this of the note's loudest partial
 PITCH_WINDOW_S = 0.5       # notePitch reads the first half second after the strike
 LENGTH_DROP_DB = 30.0      # noteLength: time until the note falls this far under its own peak
+HIT_S = 0.1                # trackEcho*: the first hit's dry, correlated with the wet part
 
 
 # --- seeds --------------------------------------------------------------------------------------
@@ -103,23 +104,28 @@ def band_gain_db(x: np.ndarray, y: np.ndarray, *, sr: int, band: tuple[float, fl
 
 
 def echo_lag_ms(dry: np.ndarray, out: np.ndarray, *, sr: int, lo_ms: float = 40.0,
-                hi_ms: float = 2000.0) -> float:
+                hi_ms: float = 2000.0, hit: tuple[float, float] | None = None) -> float:
     """The first repeat's delay, ms (``echo_repeat``'s first figure)."""
-    return echo_repeat(dry, out, sr=sr, lo_ms=lo_ms, hi_ms=hi_ms)[0]
+    return echo_repeat(dry, out, sr=sr, lo_ms=lo_ms, hi_ms=hi_ms, hit=hit)[0]
 
 
 def echo_repeat(dry: np.ndarray, out: np.ndarray, *, sr: int, lo_ms: float = 40.0,
-                hi_ms: float = 2000.0) -> tuple[float, float]:
-    """(delay ms, level dB) of the first repeat: cross-correlate the wet part (out − dry) with the dry,
-    mono sums.
+                hi_ms: float = 2000.0, hit: tuple[float, float] | None = None) -> tuple[float, float]:
+    """(delay ms, level dB) of the first repeat: cross-correlate the wet part (out − dry) with the dry
+    hit ``hit`` = (start s, end s) (the whole dry when None), mono sums.
 
+    Correlating with one hit, the part's first, keeps the repeats of the hits before it out of the
+    window (with hits every 1.2 s, a third repeat at 1.35 s would otherwise read as a repeat at 0.15 s).
     The first lag in [lo_ms, hi_ms] whose |correlation| is within 3 dB of the window's largest, moved to
-    the largest |correlation| in the 20 ms that follow. The level is that correlation over the dry's own
-    energy (its correlation at lag 0): a copy of the dry at gain g reads 20·log10 g. No wet signal (under
-    10⁻⁶ of the dry's energy): (∞, -120)."""
+    the largest |correlation| in the 20 ms that follow. The level is that correlation over the hit's own
+    energy (its correlation at lag 0): a copy of the hit at gain g reads 20·log10 g. No wet signal (under
+    10⁻⁶ of the hit's energy): (∞, -120)."""
     dry, out = same_length(dry, out)
+    w = out.sum(axis=0) - dry.sum(axis=0)
     d = dry.sum(axis=0)
-    w = out.sum(axis=0) - d
+    if hit is not None:
+        a_hit, b_hit = int(round(hit[0] * sr)), int(round(hit[1] * sr))
+        d = np.concatenate([np.zeros(a_hit), d[a_hit:b_hit], np.zeros(max(0, len(d) - b_hit))])[: len(w)]
     n = len(d)
     nfft = 1 << int(math.ceil(math.log2(2 * n)))
     c = np.fft.irfft(np.fft.rfft(w, nfft) * np.conj(np.fft.rfft(d, nfft)), nfft)[:n]
@@ -271,6 +277,10 @@ def track_value(check: Any, ctx: Any, track: Track) -> float:
         return hit_change_db(dry, out, sr=ctx.sr, onsets=onsets_s(ctx.song, track))
     if check.kind in ("trackEchoTime", "trackEchoLevel"):
         want_ms = check.beats * 60000.0 / ctx.song.tempo
-        lag_ms, level_db = echo_repeat(dry, out, sr=ctx.sr, hi_ms=min(2000.0, 2.0 * want_ms))
+        onsets = onsets_s(ctx.song, track)
+        if not onsets:
+            raise TaskError(f"track {check.track!r} plays no notes to echo")
+        hit = (onsets[0], min(onsets[0] + HIT_S, onsets[1] if len(onsets) > 1 else math.inf))
+        lag_ms, level_db = echo_repeat(dry, out, sr=ctx.sr, hi_ms=min(2000.0, 2.0 * want_ms), hit=hit)
         return abs(lag_ms - want_ms) if check.kind == "trackEchoTime" else level_db
     raise TaskError(f"check {check.id}: {check.kind!r} is not a real-track kind")

@@ -89,15 +89,22 @@ def _echo(x, *, delay_s, gain, feedback):
     return out
 
 
+FIRST_HIT = (100 / SR, 100 / SR + 0.1)
+
+
 def test_cross_correlation_finds_the_first_repeat_even_with_heavy_feedback():
     dry = _snaps()
-    assert dc.echo_lag_ms(dry, _echo(dry, delay_s=0.45, gain=0.5, feedback=0.35), sr=SR, hi_ms=900) == \
-        pytest.approx(450.0, abs=0.03)
-    # feedback 0.85: the third repeat (1350 ms) lands 150 ms after the next snap, 2.9 dB under the first
-    assert dc.echo_lag_ms(dry, _echo(dry, delay_s=0.45, gain=0.5, feedback=0.85), sr=SR, hi_ms=900) == \
-        pytest.approx(450.0, abs=0.03)
-    assert dc.echo_lag_ms(dry, dry.copy(), sr=SR) == math.inf
-    lag, level = dc.echo_repeat(dry, _echo(dry, delay_s=0.45, gain=0.25, feedback=0.35), sr=SR, hi_ms=900)
+    assert dc.echo_lag_ms(dry, _echo(dry, delay_s=0.45, gain=0.5, feedback=0.35), sr=SR, hi_ms=900,
+                          hit=FIRST_HIT) == pytest.approx(450.0, abs=0.03)
+    # feedback 0.95: earlier snaps' later repeats land in the window too (the 9th at 3600 ms = 450 ms after
+    # the third snap after); read from the first hit alone, none do, and the level is the first repeat's
+    heavy = _echo(dry, delay_s=0.45, gain=0.5, feedback=0.95)
+    assert dc.echo_repeat(dry, heavy, sr=SR, hi_ms=900, hit=FIRST_HIT) == \
+        (pytest.approx(450.0, abs=0.03), pytest.approx(-6.02, abs=0.01))
+    assert dc.echo_repeat(dry, heavy, sr=SR, hi_ms=900)[1] > -5.5  # every hit at once: biased up
+    assert dc.echo_lag_ms(dry, dry.copy(), sr=SR, hit=FIRST_HIT) == math.inf
+    lag, level = dc.echo_repeat(dry, _echo(dry, delay_s=0.45, gain=0.25, feedback=0.35), sr=SR, hi_ms=900,
+                                hit=FIRST_HIT)
     assert (lag, level) == (pytest.approx(450.0, abs=0.03), pytest.approx(-12.04, abs=0.05))
 
 
