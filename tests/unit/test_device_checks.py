@@ -108,6 +108,18 @@ def test_cross_correlation_finds_the_first_repeat_even_with_heavy_feedback():
     assert (lag, level) == (pytest.approx(450.0, abs=0.03), pytest.approx(-12.04, abs=0.05))
 
 
+def test_every_hit_must_repeat_not_only_the_first():
+    dry = _snaps()
+    hits = [(k * 1.2 + 100 / SR, k * 1.2 + 100 / SR + 0.1) for k in range(5)]
+    every = _echo(dry, delay_s=0.45, gain=0.5, feedback=0.35)
+    assert dc.repeat_levels_db(dry, every, sr=SR, hits=hits, lag_ms=450.0) == \
+        [pytest.approx(-6.02, abs=0.01)] * 5
+    first_only = dry.copy()
+    first_only[:, : int(1.0 * SR)] = _echo(dry, delay_s=0.45, gain=0.5, feedback=0.0)[:, : int(1.0 * SR)]
+    levels = dc.repeat_levels_db(dry, first_only, sr=SR, hits=hits, lag_ms=450.0)
+    assert levels[0] == pytest.approx(-6.02, abs=0.01) and max(levels[1:]) == -120.0
+
+
 def test_band_gain_and_hit_change_read_plain_gains():
     dry = _snaps()
     assert dc.band_gain_db(dry, 0.5 * dry, sr=SR, band=(1000, 3000)) == pytest.approx(-6.0206, abs=1e-3)
@@ -158,6 +170,7 @@ def test_family_ranges_and_real_track_fields_are_checked():
 # --- the classes of answer the checks exist for -------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["device-dotted-echo.cheat-probe-only", "device-dotted-echo.cheat-tempo-table",
+                                  "device-dotted-echo.cheat-first-hit-only",
                                   "device-decaying-instrument.cheat-clicks",
                                   "device-rumble-filter.cheat-silence",
                                   "device-rumble-filter.cheat-sine-detector"])
