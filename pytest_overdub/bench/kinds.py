@@ -141,8 +141,8 @@ KINDS: dict[str, Callable[[Any, Context], float]] = {
     "swing": _swing,
     "defined": _probe, "echoTime": _probe, "echoLevel": _probe, "dryKept": _probe, "decayTime": _probe,
     "decayPeak": _probe, "toneGain": _probe, "notePitch": _probe, "noteLength": _probe,
-    "trackBand": _probe, "trackEchoTime": _probe, "trackEchoLevel": _probe, "trackDryKept": _probe, "trackDecay": _probe,
-    "trackPitch": _probe, "trackLength": _probe,
+    "trackBand": _probe, "trackEchoTime": _probe, "trackEchoLevel": _probe, "trackDryKept": _probe,
+    "trackDecay": _probe, "trackPitch": _probe, "trackLength": _probe,
 }
 
 

@@ -11,7 +11,8 @@ Echo checks render one click at beat 0 at each tempo; the envelope is the peak |
 dry hit is the peak in the first 20 ms after the onset; the echo is the peak from 40 ms to 2 s after it.
 The *first repeat* is the first 1 ms frame in that window within 6 dB of the window's peak, located to
 the sample by the largest |x| in the 20 ms that follow it. Decay checks play probe notes 4 s apart at
-120 bpm, velocity 0.8, on the instrument alone, with 10 ms frames. Tone checks play 1 s tones 4 beats
+120 bpm, velocity 0.8 unless the check draws it, on the instrument alone, with 10 ms frames; the same
+notes give ``notePitch`` and ``noteLength`` (the readings in bench/device_checks.py). Tone checks play 1 s tones 4 beats
 apart at 120 bpm and compare the RMS over 0.4-0.9 s of each tone with inserts and without.
 
 Tempos, the click's pitch and level, tone pitches and levels, and the decay notes' pitches, levels and
