@@ -176,8 +176,9 @@ def test_devices_with_other_limits_do_not_share_a_child():
 
 
 def test_a_scoring_builds_its_devices_in_one_child_with_the_same_scores():
-    """The rumble-filter oracle builds four song-defined devices: sandboxed, one child serves them all,
-    and the scoring is the trusted one exactly."""
+    """The rumble-filter oracle builds five song-defined devices (four tone probes and the real Room part,
+    whose render its three real-track checks share): sandboxed, one child serves them all, and the scoring
+    is the trusted one exactly."""
     from pytest_overdub.bench.tasks import bundled_bench, score_task
     from pytest_overdub.bench.validity import load_answer
     from pytest_overdub.render.sandbox import client
@@ -201,7 +202,7 @@ def test_a_scoring_builds_its_devices_in_one_child_with_the_same_scores():
         client.SandboxedKernel.__init__ = init
     PROCESS_CACHE.clear()
     trusted = score_task(task, sub, bench=bench, trusted=True)
-    assert len(pids) == 4 and len(set(pids)) == 1
+    assert len(pids) == 5 and len(set(pids)) == 1
     assert [c.value for c in boxed.checks] == [c.value for c in trusted.checks]
     assert boxed.score == trusted.score == 1.0
 
