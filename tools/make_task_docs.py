@@ -112,18 +112,46 @@ def _what(c: dict) -> str:
     if kind in ("jitter", "swing"):
         return f"{kind} of {sel}, grid {_num(c.get('grid', 0.25))}"
     if kind == "defined":
-        return f"a song-defined {c['deviceKind']} on {c['track']}"
+        return f"the agent's own {c['deviceKind']} on {c['track']} (song-defined, new or changed)"
     if kind in ("echoTime", "echoLevel", "dryKept"):
         tempos = "/".join(_num(t) for t in c.get("tempos", [100]))
+        if kind == "dryKept":
+            tempos = _num(c.get("tempos", [100])[0])
+        elif c.get("draws"):
+            lo, hi = c.get("tempoRange", [70, 170])
+            tempos += f" and {c['draws']} drawn in {_num(lo)}-{_num(hi)}"
         beats = f", {_num(c['beats'])} beats" if c.get("beats") is not None else ""
-        return f"{kind} of {c['track']} at {tempos} bpm{beats}"
-    if kind in ("decayTime", "decayPeak"):
+        click = ", drawn click" if c.get("draws") else ""
+        return f"{kind} of {c['track']} at {tempos} bpm{beats}{click}"
+    if kind in ("decayTime", "decayPeak", "notePitch", "noteLength"):
         notes = ", ".join(f"{n['p']} ({_num(n['d'])} beats)" for n in c["notes"])
         which = f" ({c.get('which', 'loudest')})" if kind == "decayPeak" else ""
-        return f"{kind}{which} of {c['track']}, notes {notes}, threshold {_num(c.get('threshold', -60))} dBFS"
+        drawn = _drawn(c)
+        threshold = f", threshold {_num(c.get('threshold', -60))} dBFS" if kind == "decayTime" else ""
+        return f"{kind}{which} of {c['track']}, notes {notes}{drawn}{threshold}"
     if kind == "toneGain":
-        return f"toneGain of {c['track']} at MIDI {c['pitch']}"
+        return f"toneGain of {c['track']} at MIDI {c['pitch']}{_drawn(c)}"
+    if kind == "trackBand":
+        return f"trackBand of {c['track']}, {_num(c['band'][0])}-{_num(c['band'][1])} Hz"
+    if kind in ("trackEchoTime", "trackEchoLevel"):
+        return f"{kind} of {c['track']}, {_num(c['beats'])} beats"
+    if kind == "trackDecay":
+        return f"trackDecay of {c['track']}, threshold {_num(c.get('threshold', -60))} dBFS"
+    if kind in ("trackDryKept", "trackPitch", "trackLength"):
+        return f"{kind} of {c['track']}"
     return kind
+
+
+def _drawn(c: dict) -> str:
+    """The seeded family: `` (drawn: ±2 semitones, velocity 0.3-1)``, or nothing."""
+    parts = []
+    if c.get("spread"):
+        parts.append(f"±{c['spread']} semitones")
+    for key, name in (("velocities", "velocity"), ("stretch", "length ×")):
+        lo, hi = c.get(key, [0, 0])
+        if lo != hi:
+            parts.append(f"{name} {_num(lo)}-{_num(hi)}")
+    return f" (drawn: {', '.join(parts)})" if parts else ""
 
 
 def check_line(c: dict) -> str:

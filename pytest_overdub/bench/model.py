@@ -337,15 +337,45 @@ class DefinedCheck(_Probed):
         return defined(ctx, self.probed(ctx), self.deviceKind)
 
 
+def _ordered(check: Any, *names: str) -> Any:
+    for name in names:
+        lo, hi = getattr(check, name)
+        if lo > hi:
+            raise ValueError(f"{name} [{lo}, {hi}] has lo > hi")
+    return check
+
+
 class _Echo(_Probed):
+    """A click through the track's inserts at each tempo: ``tempos`` plus ``draws`` tempos drawn from
+    ``tempoRange``; when it draws, the click's pitch and level are drawn too (bench/device_checks.py)."""
+
     tempos: list[float] = Field(default_factory=lambda: [100.0], min_length=1)
+    draws: int = Field(default=0, ge=0, le=8, description="tempos drawn from tempoRange, added to tempos")
+    tempoRange: tuple[float, float] = Field(default=(70.0, 170.0), description="bpm, for draws")
+
+    @model_validator(mode="after")
+    def _ranges(self) -> "_Echo":
+        return _ordered(self, "tempoRange")
+
+    def family(self, ctx: "Context") -> tuple[Any, list[float], dict]:
+        """(track, tempos, click) of this check's seeded probe family."""
+        from . import device_checks as dc
+
+        track = self.probed(ctx)
+        rng = dc.probe_rng(ctx.song, track, salt=self.id)
+        tempos = list(self.tempos) + dc.draw_tempos(rng, lo=self.tempoRange[0], hi=self.tempoRange[1],
+                                                    n=self.draws)
+        # the click: drawn pitch (about 660 Hz to 1.5 kHz) and level, only when the check draws at all
+        click = {"pitch": dc.draw_pitch(rng, 60, spread=7), "velocity": dc.draw_in(rng, 0.5, 1.0)} \
+            if self.draws else {}
+        return track, tempos, click
 
     def echoes(self, ctx: "Context") -> list[tuple[float, float, float, float]]:
         """(tempo, dry peak, first-repeat peak, delay ms) of a click through the inserts at each tempo."""
         from .probes import echo_at
 
-        track = self.probed(ctx)
-        return [(tempo, *echo_at(ctx, track, tempo, inserts=True)) for tempo in self.tempos]
+        track, tempos, click = self.family(ctx)
+        return [(tempo, *echo_at(ctx, track, tempo, inserts=True, **click)) for tempo in tempos]
 
 
 class EchoTimeCheck(_Echo):
@@ -369,9 +399,9 @@ class DryKeptCheck(_Echo):
     def value(self, ctx: "Context") -> float:
         from .probes import echo_at
 
-        track, tempo = self.probed(ctx), self.tempos[0]
-        with_fx = echo_at(ctx, track, tempo, inserts=True)[0]
-        without = echo_at(ctx, track, tempo, inserts=False)[0]
+        track, tempos, click = self.family(ctx)
+        with_fx = echo_at(ctx, track, tempos[0], inserts=True, **click)[0]
+        without = echo_at(ctx, track, tempos[0], inserts=False, **click)[0]
         return _db(with_fx) - _db(without)
 
 
@@ -385,12 +415,33 @@ class ProbeNote(_Model):
 
 
 class _Decay(_Probed):
+    """Probe notes on the track's instrument alone, 4 s apart: each pitch moved by a drawn
+    -spread..spread, its velocity drawn in ``velocities``, its length times a factor drawn in ``stretch``."""
+
     notes: list[ProbeNote] = Field(min_length=1)
+    spread: int = Field(default=0, ge=0, le=12, description="each pitch moved by a drawn -spread..spread")
+    velocities: tuple[float, float] = Field(default=(0.8, 0.8), description="velocity drawn in [lo, hi]")
+    stretch: tuple[float, float] = Field(default=(1.0, 1.0), description="each d times a drawn factor")
+
+    @model_validator(mode="after")
+    def _ranges(self) -> "_Decay":
+        return _ordered(self, "velocities", "stretch")
+
+    def drawn(self, ctx: "Context") -> tuple[Any, list[Any]]:
+        """(track, the probe notes as drawn for this check)."""
+        from . import device_checks as dc
+        from .probes import decay_notes
+
+        track = self.probed(ctx)
+        rng = dc.probe_rng(ctx.song, track, salt=self.id)
+        return track, decay_notes(self.notes, rng=rng, spread=self.spread, velocities=self.velocities,
+                                  stretch=self.stretch)
 
     def figures(self, ctx: "Context", threshold_db: float) -> list[tuple[float, float]]:
         from .probes import decay_at
 
-        return decay_at(ctx, self.probed(ctx), self.notes, threshold_db=threshold_db)
+        track, notes = self.drawn(ctx)
+        return decay_at(ctx, track, notes, threshold_db=threshold_db)
 
 
 class DecayTimeCheck(_Decay):
@@ -410,14 +461,129 @@ class DecayPeakCheck(_Decay):
         return max(peaks) if self.which == "loudest" else min(peaks)
 
 
+class NotePitchCheck(_Decay):
+    """The worst note's distance (cents) from a prominent partial at its pitch (bench/device_checks.py)."""
+
+    kind: Literal["notePitch"]
+
+    def value(self, ctx: "Context") -> float:
+        from . import device_checks as dc
+        from .probes import decay_render
+
+        track, notes = self.drawn(ctx)
+        x = decay_render(ctx, track, notes)
+        return max(dc.partial_cents(x[:, int(i * 4.0 * ctx.sr): int((i * 4.0 + dc.PITCH_WINDOW_S) * ctx.sr)],
+                                    sr=ctx.sr, f0_hz=440.0 * 2 ** ((n.p - 69) / 12)) for i, n in enumerate(notes))
+
+
+class NoteLengthCheck(_Decay):
+    """The shortest note's sounding time (s) until it falls 30 dB under its peak."""
+
+    kind: Literal["noteLength"]
+
+    def value(self, ctx: "Context") -> float:
+        from . import device_checks as dc
+        from .probes import decay_render
+
+        track, notes = self.drawn(ctx)
+        x = decay_render(ctx, track, notes)
+        return min(dc.sounding_s(x[:, int(i * 4.0 * ctx.sr): int((i + 1) * 4.0 * ctx.sr)], sr=ctx.sr)
+                   for i in range(len(notes)))
+
+
 class ToneGainCheck(_Probed):
     kind: Literal["toneGain"]
     pitch: int = Field(ge=0, le=127)
+    spread: int = Field(default=0, ge=0, le=12, description="the pitch moved by a drawn -spread..spread")
+    velocities: tuple[float, float] = Field(default=(1.0, 1.0), description="velocity drawn in [lo, hi]")
+
+    @model_validator(mode="after")
+    def _ranges(self) -> "ToneGainCheck":
+        return _ordered(self, "velocities")
 
     def value(self, ctx: "Context") -> float:
+        from . import device_checks as dc
         from .probes import tone_gain_db
 
-        return tone_gain_db(ctx, self.probed(ctx), self.pitch)
+        track = self.probed(ctx)
+        rng = dc.probe_rng(ctx.song, track, salt=self.id)
+        pitch = dc.draw_pitch(rng, self.pitch, spread=self.spread)
+        return tone_gain_db(ctx, track, pitch, velocity=dc.draw_in(rng, *self.velocities))
+
+
+class TrackBandCheck(_Probed):
+    """Real-track checks (bench/device_checks.py): the device on the part it is written for."""
+
+    kind: Literal["trackBand"]
+    band: tuple[float, float] = Field(description="[lo, hi) Hz")
+
+    @model_validator(mode="after")
+    def _band(self) -> "TrackBandCheck":
+        if not 0 <= self.band[0] < self.band[1]:
+            raise ValueError(f"trackBand needs band [lo, hi] Hz with 0 <= lo < hi, got {list(self.band)}")
+        return self
+
+    def value(self, ctx: "Context") -> float:
+        from .device_checks import track_band_db
+
+        return track_band_db(ctx, self.probed(ctx), band=self.band)
+
+
+class TrackEchoTimeCheck(_Probed):
+    kind: Literal["trackEchoTime"]
+    beats: float = Field(gt=0, description="the wanted delay in beats")
+
+    def value(self, ctx: "Context") -> float:
+        from .device_checks import track_echo
+
+        return track_echo(ctx, self.probed(ctx), self.track, beats=self.beats)[0]
+
+
+class TrackEchoLevelCheck(_Probed):
+    kind: Literal["trackEchoLevel"]
+    beats: float = Field(gt=0, description="the wanted delay in beats")
+
+    def value(self, ctx: "Context") -> float:
+        from .device_checks import track_echo
+
+        return min(track_echo(ctx, self.probed(ctx), self.track, beats=self.beats)[1], default=FLOOR_DB)
+
+
+class TrackDryKeptCheck(_Probed):
+    kind: Literal["trackDryKept"]
+
+    def value(self, ctx: "Context") -> float:
+        from .device_checks import track_dry_kept_db
+
+        return track_dry_kept_db(ctx, self.probed(ctx))
+
+
+class TrackDecayCheck(_Probed):
+    kind: Literal["trackDecay"]
+    threshold: float = -60.0
+
+    def value(self, ctx: "Context") -> float:
+        from .device_checks import track_decay_s
+
+        return track_decay_s(ctx, self.probed(ctx), self.track, threshold_db=self.threshold)
+
+
+class TrackPitchCheck(_Probed):
+    kind: Literal["trackPitch"]
+
+    def value(self, ctx: "Context") -> float:
+        from .device_checks import track_notes_value
+
+        return track_notes_value(ctx, self.probed(ctx), self.track, kind="trackPitch")
+
+
+class TrackLengthCheck(_Probed):
+    kind: Literal["trackLength"]
+
+    def value(self, ctx: "Context") -> float:
+        from .device_checks import track_notes_value
+
+        return track_notes_value(ctx, self.probed(ctx), self.track, kind="trackLength")
 
 
 # --- the registry: every kind, once --------------------------------------------------------------
@@ -429,7 +595,10 @@ CHECK_CLASSES: tuple[type[CheckBase], ...] = (
     CountCheck, InKeyCheck, SpanCheck, WithinCheck, ClashesCheck, DoublingCheck, UnchangedCheck,
     TransposedCheck, RootsCheck, ChordTonesCheck, PatternCheck, DiffersCheck, ChordsUnderCheck, DistinctCheck,
     TurnsCheck, CopiedCheck, JitterCheck, SwingCheck, QuantizedCheck,
-    DefinedCheck, EchoTimeCheck, EchoLevelCheck, DryKeptCheck, DecayTimeCheck, DecayPeakCheck, ToneGainCheck,
+    DefinedCheck, EchoTimeCheck, EchoLevelCheck, DryKeptCheck, DecayTimeCheck, DecayPeakCheck, NotePitchCheck,
+    NoteLengthCheck, ToneGainCheck,
+    TrackBandCheck, TrackEchoTimeCheck, TrackEchoLevelCheck, TrackDryKeptCheck, TrackDecayCheck, TrackPitchCheck,
+    TrackLengthCheck,
 )
 
 

@@ -3,16 +3,23 @@
 The scorer builds a one-track song (the task's track with its inserts, or its instrument alone; track
 gain 0 dB and centred; master at 0 dB with no inserts) and a test source:
 
-* ``bench.click``: a 1 kHz sine blip with a 3 ms exponential decay, amplitude 0.5·velocity;
+* ``bench.click``: a sine blip at 1 kHz × 2^((pitch − 60)/12) with a 3 ms exponential decay, amplitude
+  0.5·velocity;
 * ``bench.sine``: a sine at the note's pitch, amplitude 0.25·velocity, 10 ms linear fades.
 
 Echo checks render one click at beat 0 at each tempo; the envelope is the peak |x| per 1 ms frame; the
 dry hit is the peak in the first 20 ms after the onset; the echo is the peak from 40 ms to 2 s after it.
 The *first repeat* is the first 1 ms frame in that window within 6 dB of the window's peak, located to
 the sample by the largest |x| in the 20 ms that follow it. Decay checks play probe notes 4 s apart at
-120 bpm, velocity 0.8, on the instrument alone, with 10 ms frames. Tone checks play 1 s tones 4 beats
-apart at 120 bpm and compare the RMS over 0.4-0.9 s of each tone with inserts and without. Every time in
-seconds becomes a sample index as the song timing rounds it (half up, :func:`seconds_to_frames`).
+120 bpm, velocity 0.8 unless the check draws it, on the instrument alone, with 10 ms frames; the same
+notes give ``notePitch`` and ``noteLength`` (the readings in bench/device_checks.py). Tone checks play 1 s
+tones 4 beats apart at 120 bpm and compare the RMS over 0.4-0.9 s of each tone with inserts and without.
+Every time in seconds becomes a sample index as the song timing rounds it (half up,
+:func:`seconds_to_frames`).
+
+Tempos, the click's pitch and level, tone pitches and levels, and the decay notes' pitches, levels and
+lengths are drawn per check from a seeded family (bench/device_checks.py): the same submission always
+meets the same probes, and no table of the bench's probe values can know them.
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ PROBE_TEMPO = 120.0
 
 
 class Click(Instrument):
-    """``bench.click``: 1 kHz sine blip, 3 ms exponential decay, amplitude 0.5·velocity."""
+    """``bench.click``: a blip at 1 kHz × 2^((pitch − 60)/12), 3 ms exponential decay, 0.5·velocity."""
 
     spec = DeviceSpec(CLICK_ID, "instrument", "Click", "bench probe: a 1 kHz blip")
 
@@ -44,8 +51,8 @@ class Click(Instrument):
         out = np.zeros((2, n_frames))
         n = seconds_to_frames(0.05, sr=self.sr)  # 50 ms holds the blip down to -72 dB
         t = np.arange(n) / self.sr
-        blip = np.sin(2 * np.pi * 1000.0 * t) * np.exp(-t / 0.003)
         for note in notes:
+            blip = np.sin(2 * np.pi * 1000.0 * 2 ** ((note.pitch - 60) / 12) * t) * np.exp(-t / 0.003)
             a = seconds_to_frames(note.start_s, sr=self.sr)
             b = min(n_frames, a + n)
             if a < b:
@@ -135,17 +142,22 @@ def echo_figures(x: np.ndarray, *, sr: int) -> tuple[float, float, float]:
     return dry, float(mono[at]), (at - dry_at) / sr * 1000.0
 
 
-def _click_song(ctx: Context, track: Track, tempo: float, *, inserts: bool) -> Song:
+def _click_song(ctx: Context, track: Track, tempo: float, *, inserts: bool, pitch: int = 60,
+                velocity: float = 1.0) -> Song:
     from ..song.model import Instrument as Inst
 
-    return probe_song(ctx.song, track, tempo=tempo, notes=[Note(p=60, t=0.0, d=0.25, v=1.0, id="n_probe")],
+    return probe_song(ctx.song, track, tempo=tempo,
+                      notes=[Note(p=pitch, t=0.0, d=0.25, v=velocity, id="n_probe")],
                       length_beats=max(4.0, math.ceil(2.5 * tempo / 60.0)),
                       instrument=Inst(device=CLICK_ID), inserts=inserts)
 
 
-def echo_at(ctx: Context, track: Track, tempo: float, *, inserts: bool) -> tuple[float, float, float]:
-    """:func:`echo_figures` of one click at beat 0 through ``track``'s inserts (or none) at ``tempo``."""
-    return echo_figures(_render(ctx, _click_song(ctx, track, tempo, inserts=inserts)), sr=ctx.sr)
+def echo_at(ctx: Context, track: Track, tempo: float, *, inserts: bool, pitch: int = 60,
+            velocity: float = 1.0) -> tuple[float, float, float]:
+    """:func:`echo_figures` of one click (``pitch``, ``velocity``) at beat 0 through ``track``'s inserts
+    (or none) at ``tempo``."""
+    song = _click_song(ctx, track, tempo, inserts=inserts, pitch=pitch, velocity=velocity)
+    return echo_figures(_render(ctx, song), sr=ctx.sr)
 
 
 # --- decay --------------------------------------------------------------------------------------
@@ -167,28 +179,49 @@ def decay_figures(x: np.ndarray, *, sr: int, starts_s: list[float], window_s: fl
     return out
 
 
-def decay_at(ctx: Context, track: Track, probe_notes: list[Any], *, threshold_db: float
-             ) -> list[tuple[float, float]]:
-    """:func:`decay_figures` of the probe notes (``p``, ``d`` in beats) played 4 s apart at 120 bpm,
-    velocity 0.8, on ``track``'s instrument alone."""
+def decay_notes(probe_notes: list[Any], *, rng: Any = None, spread: int = 0,
+                velocities: tuple[float, float] = (0.8, 0.8), stretch: tuple[float, float] = (1.0, 1.0),
+                spacing: float = 8.0) -> list[Note]:
+    """The probe notes (``p``, ``d`` in beats at 120 bpm), ``spacing`` beats apart, each pitch moved by a
+    drawn -spread..spread, its velocity drawn in ``velocities`` and its length times a factor drawn in
+    ``stretch`` (at most half the spacing); nothing is drawn when ``rng`` is None."""
+    from . import device_checks as dc
+
+    out = []
+    for i, n in enumerate(probe_notes):
+        p, v, d = n.p, velocities[0], n.d
+        if rng is not None:
+            p = dc.draw_pitch(rng, n.p, spread=spread)
+            v = dc.draw_in(rng, *velocities)
+            d = min(spacing / 2, n.d * dc.draw_in(rng, *stretch))
+        out.append(Note(p=p, t=i * spacing, d=d, v=v, id=f"n_probe{i}"))
+    return out
+
+
+def decay_render(ctx: Context, track: Track, notes: list[Note], *, spacing: float = 8.0) -> np.ndarray:
+    """``notes`` (from :func:`decay_notes`) on ``track``'s instrument alone at 120 bpm."""
     if track.instrument is None:
         raise TaskError(f"track {track.name or track.id!r} has no instrument to probe")
-    spacing = 8.0  # beats at 120 bpm = 4 s
-    notes = [Note(p=n.p, t=i * spacing, d=n.d, v=0.8, id=f"n_probe{i}") for i, n in enumerate(probe_notes)]
     song = probe_song(ctx.song, track, tempo=PROBE_TEMPO, notes=notes, length_beats=spacing * len(notes),
                       instrument=track.instrument, inserts=False)
-    return decay_figures(_render(ctx, song), sr=ctx.sr, starts_s=[i * 4.0 for i in range(len(notes))],
-                         window_s=4.0, threshold_db=threshold_db)
+    return _render(ctx, song)
+
+
+def decay_at(ctx: Context, track: Track, notes: list[Note], *, threshold_db: float
+             ) -> list[tuple[float, float]]:
+    """:func:`decay_figures` of ``notes`` (from :func:`decay_notes`, 4 s apart) on ``track``'s instrument."""
+    return decay_figures(decay_render(ctx, track, notes), sr=ctx.sr,
+                         starts_s=[i * 4.0 for i in range(len(notes))], window_s=4.0, threshold_db=threshold_db)
 
 
 # --- tones --------------------------------------------------------------------------------------
 
-def tone_gain_db(ctx: Context, track: Track, pitch: int) -> float:
-    """RMS over 0.4-0.9 s of a 1 s ``bench.sine`` tone at ``pitch`` through ``track``'s inserts minus
-    without them, dB."""
+def tone_gain_db(ctx: Context, track: Track, pitch: int, *, velocity: float = 1.0) -> float:
+    """RMS over 0.4-0.9 s of a 1 s ``bench.sine`` tone at ``pitch`` (``velocity``) through ``track``'s
+    inserts minus without them, dB."""
     from ..song.model import Instrument as Inst
 
-    notes = [Note(p=pitch, t=0.0, d=2.0, v=1.0, id="n_probe")]
+    notes = [Note(p=pitch, t=0.0, d=2.0, v=velocity, id="n_probe")]
 
     def rms_db(inserts: bool) -> float:
         song = probe_song(ctx.song, track, tempo=PROBE_TEMPO, notes=notes, length_beats=4.0,

@@ -79,9 +79,13 @@ def test_outside_a_session_each_device_has_its_own_child():
     assert pid_a != pid_b
 
 
-def test_a_closed_devices_child_exits_by_itself():
+def test_a_closed_devices_child_is_ended():
+    """The server kills it when its device closes (it may see its socket's EOF and exit first)."""
+    import signal
+
     pid, _ = run_device(COUNTER)
-    assert exit_status(pid) == {"exit": 0}  # on EOF, not killed
+    status = exit_status(pid)
+    assert "killed" not in status and status in ({"exit": 0}, {"signal": signal.SIGKILL})
 
 
 def test_nested_sessions_join_the_outer_one():
@@ -130,9 +134,9 @@ def test_a_timer_the_previous_kernel_left_does_not_reach_the_next_device():
 
 
 def test_a_scoring_builds_each_device_in_its_own_child_with_the_same_scores():
-    """The rumble-filter oracle builds five song-defined devices (four probes and the Room track the
-    scope gate hears; one definition on one track): sandboxed, each gets its own child, one more child
-    runs the determinism check's second probe, and the scoring is the trusted one exactly."""
+    """The rumble-filter oracle's song-defined device is built for each probe render, the real Room part
+    and the scope gate's renders (one definition on one track): sandboxed, each build gets its own child,
+    one more child runs the determinism check's second probe, and the scoring is the trusted one exactly."""
     from pytest_overdub.bench.tasks import bundled_bench, score_task
     from pytest_overdub.bench.validity import load_answer
     from pytest_overdub.render.sandbox import client
@@ -156,7 +160,7 @@ def test_a_scoring_builds_each_device_in_its_own_child_with_the_same_scores():
         client.SandboxedKernel.__init__ = init
     PROCESS_CACHE.clear()
     trusted = score_task(task, sub, bench=bench, trusted=True)
-    assert len(pids) == 6 and len(set(pids)) == 6
+    assert len(pids) >= 6 and len(set(pids)) == len(pids)
     assert [c.value for c in boxed.checks] == [c.value for c in trusted.checks]
     assert boxed.score == trusted.score == 1.0
 

@@ -1,0 +1,328 @@
+"""Devices on the music: real-track checks, the seeded probe families, a note's pitch and length.
+
+docs/checks.md, "Devices on the real track" and "Probe families". Conventions:
+
+* **The real track** is the agent's track as it plays in the song (its instrument, clips and notes) with
+  track gain 0 dB, centred, unmuted, through a default master (0 dB, no inserts, soft clip), at the song's
+  tempo; rendered with its inserts and without them (bypass). Effects are compared on the same input.
+* **Seeds.** Probe parameters are drawn from ``numpy.random.default_rng(seed)``, the seed the first 8 bytes
+  of a SHA-256 over the submitted song's device definitions (id, kind, kernel, params, sorted by id), the
+  track's instrument and inserts, and the check's id: the same submission always gets the same probes
+  (independent of ``PYTHONHASHSEED``), another submission gets others.
+* Levels are peak |x| over both channels; spectra are the power of the whole signal's FFT summed over
+  both channels; dB is ``gain_to_db`` (floored at -120).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from ..dsp.levels import gain_to_db
+from ..errors import TaskError
+from ..song.model import Master, Song, Track
+
+CENTS_WINDOW = 100.0       # notePitch looks for partials within a semitone of the fundamental
+PROMINENCE_DB = 15.0       # a partial stands this far above the median of the half octave around it
+PARTIAL_RANGE_DB = 30.0    # ... and within this of the note's loudest partial
+PITCH_WINDOW_S = 0.5       # notePitch reads the first half second after the strike
+LENGTH_DROP_DB = 30.0      # noteLength: time until the note falls this far under its own peak
+HIT_S = 0.1                # trackEcho*: the first hit's dry, correlated with the wet part
+
+
+# --- seeds --------------------------------------------------------------------------------------
+
+def probe_seed(song: Song, track: Track, *, salt: str) -> int:
+    """An int from the song's device definitions, the track's devices and ``salt`` (sha256, stable)."""
+    devices = {k: song.devices[k].model_dump(mode="json") for k in sorted(song.devices)}
+    chain = {"instrument": track.instrument.model_dump(mode="json") if track.instrument else None,
+             "inserts": [i.model_dump(mode="json") for i in track.inserts]}
+    blob = json.dumps({"devices": devices, "chain": chain, "salt": salt}, sort_keys=True,
+                      separators=(",", ":"))
+    return int.from_bytes(hashlib.sha256(blob.encode()).digest()[:8], "big")
+
+
+def probe_rng(song: Song, track: Track, *, salt: str) -> np.random.Generator:
+    return np.random.default_rng(probe_seed(song, track, salt=salt))
+
+
+def draw_tempos(rng: np.random.Generator, *, lo: float, hi: float, n: int) -> list[float]:
+    """``n`` tempos uniform in [lo, hi] bpm, rounded to 0.1 bpm."""
+    return [round(float(t), 1) for t in rng.uniform(lo, hi, size=n)]
+
+
+def draw_pitch(rng: np.random.Generator, pitch: int, *, spread: int) -> int:
+    return int(min(127, max(0, pitch + int(rng.integers(-spread, spread + 1)))))
+
+
+def draw_in(rng: np.random.Generator, lo: float, hi: float) -> float:
+    return float(lo if lo == hi else rng.uniform(lo, hi))
+
+
+# --- the real track -----------------------------------------------------------------------------
+
+def track_song(song: Song, track: Track, *, inserts: bool) -> Song:
+    """``track`` alone as it plays in ``song`` (0 dB, centred, unmuted), with or without its inserts."""
+    alone = track.model_copy(update={"inserts": track.inserts if inserts else (), "gain": 0.0, "pan": 0.0,
+                                     "mute": False, "solo": False})
+    return song.model_copy(update={"tracks": (alone,), "sections": (), "master": Master(), "loop": None})
+
+
+def onsets_s(song: Song, track: Track) -> list[float]:
+    """The heard notes' onsets in seconds, sorted, each once."""
+    return sorted({s for s, _ in struck(song, track)})
+
+
+def struck(song: Song, track: Track) -> list[tuple[float, int]]:
+    """The heard notes as (onset in seconds, pitch), in time order."""
+    from ..notes.selection import placed_notes
+
+    spb = 60.0 / song.tempo
+    return sorted((round(n.start_beats * spb, 9), n.p) for n in placed_notes(song, track))
+
+
+def same_length(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    n = max(x.shape[-1], y.shape[-1])
+    pad = lambda a: np.pad(a, ((0, 0), (0, n - a.shape[-1])))  # noqa: E731
+    return pad(x), pad(y)
+
+
+def band_gain_db(x: np.ndarray, y: np.ndarray, *, sr: int, band: tuple[float, float]) -> float:
+    """Power of ``y`` over power of ``x`` in ``band`` = [lo, hi) Hz, dB (whole-signal FFT)."""
+    x, y = same_length(x, y)
+    f = np.fft.rfftfreq(x.shape[-1], 1.0 / sr)
+    m = (f >= band[0]) & (f < band[1])
+    px = float(np.sum(np.abs(np.fft.rfft(x, axis=-1)[:, m]) ** 2))
+    py = float(np.sum(np.abs(np.fft.rfft(y, axis=-1)[:, m]) ** 2))
+    if px <= 0:
+        raise TaskError(f"the track has no energy in {band[0]:g}-{band[1]:g} Hz to compare")
+    return 10.0 * math.log10(max(py / px, 1e-12))
+
+
+def echo_lag_ms(dry: np.ndarray, out: np.ndarray, *, sr: int, lo_ms: float = 40.0,
+                hi_ms: float = 2000.0, hit: tuple[float, float] | None = None) -> float:
+    """The first repeat's delay, ms (``echo_repeat``'s first figure)."""
+    return echo_repeat(dry, out, sr=sr, lo_ms=lo_ms, hi_ms=hi_ms, hit=hit)[0]
+
+
+def echo_repeat(dry: np.ndarray, out: np.ndarray, *, sr: int, lo_ms: float = 40.0,
+                hi_ms: float = 2000.0, hit: tuple[float, float] | None = None) -> tuple[float, float]:
+    """(delay ms, level dB) of the first repeat: cross-correlate the wet part (out − dry) with the dry
+    hit ``hit`` = (start s, end s) (the whole dry when None), mono sums.
+
+    Correlating with one hit, the part's first, keeps the repeats of the hits before it out of the
+    window (with hits every 1.2 s, a third repeat at 1.35 s would otherwise read as a repeat at 0.15 s).
+    The first lag in [lo_ms, hi_ms] whose |correlation| is within 3 dB of the window's largest, moved to
+    the largest |correlation| in the 20 ms that follow. The level is that correlation over the hit's own
+    energy (its correlation at lag 0): a copy of the hit at gain g reads 20·log10 g. No wet signal (under
+    10⁻⁶ of the hit's energy): (∞, -120)."""
+    dry, out = same_length(dry, out)
+    w = out.sum(axis=0) - dry.sum(axis=0)
+    d = dry.sum(axis=0)
+    if hit is not None:
+        a_hit, b_hit = int(round(hit[0] * sr)), int(round(hit[1] * sr))
+        d = np.concatenate([np.zeros(a_hit), d[a_hit:b_hit], np.zeros(max(0, len(d) - b_hit))])[: len(w)]
+    n = len(d)
+    nfft = 1 << int(math.ceil(math.log2(2 * n)))
+    c = np.fft.irfft(np.fft.rfft(w, nfft) * np.conj(np.fft.rfft(d, nfft)), nfft)[:n]
+    a, b = int(lo_ms * sr / 1000), min(n, int(hi_ms * sr / 1000))
+    win = np.abs(c[a:b])
+    energy = float(np.sum(d ** 2))
+    if win.size == 0 or energy <= 0 or win.max() <= 1e-6 * energy:
+        return math.inf, -120.0
+    first = a + int(np.argmax(win >= 10 ** (-3 / 20) * win.max()))
+    end = min(b, first + int(0.020 * sr))
+    at = first + int(np.argmax(np.abs(c[first:end])))
+    return at / sr * 1000.0, float(gain_to_db(abs(c[at]) / energy))
+
+
+def repeat_levels_db(dry: np.ndarray, out: np.ndarray, *, sr: int, hits: list[tuple[float, float]],
+                     lag_ms: float) -> list[float]:
+    """Each hit's repeat at ``lag_ms``: the wet part's correlation with the hit (start s, end s) shifted
+    by the lag, over the hit's own energy, dB (mono sums; a copy at gain g reads 20·log10 g). Hits under
+    10⁻⁶ of energy are skipped. Earlier hits' repeats mostly meet a hit's window at other lags and add
+    nothing at this one; one that lands exactly there (the 9th repeat of a hit 3.6 s earlier, at 100 bpm)
+    moves the reading by its own level (0.003 dB at feedback 0.35)."""
+    dry, out = same_length(dry, out)
+    d = dry.sum(axis=0)
+    w = out.sum(axis=0) - d
+    lag = int(round(lag_ms * sr / 1000.0))
+    levels = []
+    for start, end in hits:
+        a, b = int(round(start * sr)), int(round(end * sr))
+        b = min(b, len(d), len(w) - lag)
+        energy = float(np.sum(d[a:b] ** 2)) if a < b else 0.0
+        if energy <= 1e-6:
+            continue
+        levels.append(float(gain_to_db(abs(float(np.dot(w[a + lag:b + lag], d[a:b]))) / energy)))
+    return levels
+
+
+def hit_change_db(dry: np.ndarray, out: np.ndarray, *, sr: int, onsets: list[float],
+                  window_s: float = 0.020) -> float:
+    """The worst |change| over the hits of the peak in the ``window_s`` after each onset, dB."""
+    dry, out = same_length(dry, out)
+    md, mo = np.max(np.abs(dry), axis=0), np.max(np.abs(out), axis=0)
+    worst = 0.0
+    for s in onsets:
+        a = int(round(s * sr))
+        b = min(len(md), a + int(window_s * sr))
+        if a >= b or md[a:b].max() < 1e-3:  # a hit under -60 dBFS says nothing
+            continue
+        worst = max(worst, abs(float(gain_to_db(mo[a:b].max()) - gain_to_db(md[a:b].max()))))
+    return worst
+
+
+def note_decay_s(x: np.ndarray, *, sr: int, onsets: list[float], threshold_db: float,
+                 max_s: float = 4.0) -> float:
+    """The slowest note's time from its strike to its last 10 ms frame above ``threshold_db`` dBFS,
+    read up to the next onset (or ``max_s``): a note still sounding when the next one strikes reads the
+    whole gap."""
+    mono = np.max(np.abs(x), axis=0)
+    frame = sr // 100
+    worst = 0.0
+    for i, s in enumerate(onsets):
+        a = int(round(s * sr))
+        end_s = min(onsets[i + 1] if i + 1 < len(onsets) else s + max_s, s + max_s)
+        seg = mono[a: int(round(end_s * sr))]
+        n = len(seg) // frame
+        if n == 0:
+            continue
+        env = seg[: n * frame].reshape(n, frame).max(axis=1)
+        above = np.nonzero(env > 10 ** (threshold_db / 20))[0]
+        worst = max(worst, (above[-1] + 1) * frame / sr if above.size else 0.0)
+    return worst
+
+
+# --- a note's pitch and length --------------------------------------------------------------------
+
+def partial_cents(x: np.ndarray, *, sr: int, f0_hz: float) -> float:
+    """|cents| from ``f0_hz`` to the nearest prominent partial of ``x`` within a semitone; ∞ if none.
+
+    A partial is a local maximum of the Hann-windowed magnitude spectrum (zero-padded to at least 2^16
+    points) standing ``PROMINENCE_DB`` above the median of the half octave either side of ``f0_hz`` and
+    within ``PARTIAL_RANGE_DB`` of the loudest peak, its frequency refined by a parabola through the peak
+    bin and its neighbours (dB). A sine, a plucked string or a bell whose partial
+    set includes the fundamental has one; a click or a noise burst does not."""
+    mono = x.sum(axis=0) if x.ndim == 2 else x
+    if mono.size < 16 or not np.any(mono):
+        return math.inf
+    nfft = max(1 << 16, 1 << int(math.ceil(math.log2(mono.size))))
+    mag = np.abs(np.fft.rfft(mono * np.hanning(mono.size), nfft))
+    db = 20.0 * np.log10(mag + 1e-12 * mag.max())
+    f = np.fft.rfftfreq(nfft, 1.0 / sr)
+    ctx_band = (f >= f0_hz / math.sqrt(2)) & (f <= f0_hz * math.sqrt(2))
+    floor_db = float(np.median(db[ctx_band]))
+    near = np.nonzero((f >= f0_hz * 2 ** (-CENTS_WINDOW / 1200)) & (f <= f0_hz * 2 ** (CENTS_WINDOW / 1200)))[0]
+    near = near[(near > 0) & (near < len(db) - 1)]
+    peaks = near[(db[near] >= db[near - 1]) & (db[near] >= db[near + 1])
+                 & (db[near] >= floor_db + PROMINENCE_DB) & (db[near] >= db.max() - PARTIAL_RANGE_DB)]
+    if peaks.size == 0:
+        return math.inf
+    # each peak's frequency refined by a parabola through its bin and the two beside it (in dB)
+    left, mid, right = db[peaks - 1], db[peaks], db[peaks + 1]
+    curve = left - 2 * mid + right
+    shift = np.where(curve < 0, 0.5 * (left - right) / np.where(curve < 0, curve, -1.0), 0.0)
+    hz = (peaks + shift) * sr / nfft
+    return float(np.min(np.abs(1200.0 * np.log2(hz / f0_hz))))
+
+
+def sounding_s(x: np.ndarray, *, sr: int, drop_db: float = LENGTH_DROP_DB) -> float:
+    """Seconds from the start of ``x`` (a strike) to its last 10 ms frame within ``drop_db`` of its peak."""
+    mono = np.max(np.abs(x), axis=0) if x.ndim == 2 else np.abs(x)
+    frame = sr // 100
+    n = len(mono) // frame
+    if n == 0 or mono.max() <= 0:
+        return 0.0
+    env = mono[: n * frame].reshape(n, frame).max(axis=1)
+    above = np.nonzero(env >= env.max() * 10 ** (-drop_db / 20))[0]
+    return float((above[-1] + 1) * frame / sr)
+
+
+def real_notes_value(x: np.ndarray, *, sr: int, notes: list[tuple[float, int]], kind: str) -> float:
+    """``trackPitch``: the worst note's |cents| to its nearest prominent partial; ``trackLength``: the
+    shortest note's time to fall ``LENGTH_DROP_DB`` under its peak. Each note is read from its onset to
+    the next onset (``PITCH_WINDOW_S`` at most for the pitch, 4 s for the length); notes struck together
+    (a chord) are read together, each for its own pitch."""
+    onsets = sorted({s for s, _ in notes})
+    values = []
+    for s, p in notes:
+        later = [o for o in onsets if o > s]
+        end = later[0] if later else s + 4.0
+        if kind == "trackPitch":
+            seg = x[:, int(round(s * sr)): int(round(min(end, s + PITCH_WINDOW_S) * sr))]
+            values.append(partial_cents(seg, sr=sr, f0_hz=440.0 * 2 ** ((p - 69) / 12)))
+        else:
+            values.append(sounding_s(x[:, int(round(s * sr)): int(round(min(end, s + 4.0) * sr))], sr=sr))
+    if not values:
+        raise TaskError("the track plays no notes to read")
+    return max(values) if kind == "trackPitch" else min(values)
+
+
+# --- the real-track check kinds -----------------------------------------------------------------
+
+def _render(ctx: Any, song: Song) -> np.ndarray:
+    from ..render import render
+
+    r = render(song, sr=ctx.sr, trust_kernels=ctx.trusted)
+    ctx.warnings.extend(r.warnings)
+    return r.mix
+
+
+def real_pair(ctx: Any, track: Track, *, inserts_too: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """(bypass, with inserts) renders of the real track, cached on the context for its other checks."""
+    key = ("device_checks.real", track.model_dump_json(), inserts_too)
+    if key not in ctx._values:
+        dry = _render(ctx, track_song(ctx.song, track, inserts=False))
+        out = _render(ctx, track_song(ctx.song, track, inserts=True)) if inserts_too else None
+        ctx._values[key] = (dry, out)
+    return ctx._values[key]
+
+
+def _played(ctx: Any, track: Track, ref: str) -> np.ndarray:
+    """The real part through its instrument alone (the instrument kinds read it)."""
+    if track.instrument is None:
+        raise TaskError(f"track {ref!r} has no instrument to play its notes")
+    return real_pair(ctx, track, inserts_too=False)[0]
+
+
+def track_band_db(ctx: Any, track: Track, *, band: tuple[float, float]) -> float:
+    """``trackBand``: the real part's power in ``band`` with its inserts over without, dB."""
+    dry, out = real_pair(ctx, track)
+    return band_gain_db(dry, out, sr=ctx.sr, band=band)
+
+
+def track_dry_kept_db(ctx: Any, track: Track) -> float:
+    """``trackDryKept``: how the inserts change the real part's hits (:func:`hit_change_db`)."""
+    dry, out = real_pair(ctx, track)
+    return hit_change_db(dry, out, sr=ctx.sr, onsets=onsets_s(ctx.song, track))
+
+
+def track_echo(ctx: Any, track: Track, ref: str, *, beats: float) -> tuple[float, list[float]]:
+    """``trackEcho*``: (|first-repeat lag - ``beats``| in ms, the repeat level of every hit in dB) on the
+    real part, the lag read against its first hit (:func:`echo_repeat`)."""
+    dry, out = real_pair(ctx, track)
+    want_ms = beats * 60000.0 / ctx.song.tempo
+    onsets = onsets_s(ctx.song, track)
+    if not onsets:
+        raise TaskError(f"track {ref!r} plays no notes to echo")
+    hits = [(s, min(s + HIT_S, onsets[i + 1] if i + 1 < len(onsets) else math.inf))
+            for i, s in enumerate(onsets)]
+    lag_ms, _ = echo_repeat(dry, out, sr=ctx.sr, hi_ms=min(2000.0, 2.0 * want_ms), hit=hits[0])
+    levels = repeat_levels_db(dry, out, sr=ctx.sr, hits=hits, lag_ms=lag_ms) if math.isfinite(lag_ms) else []
+    return abs(lag_ms - want_ms), levels
+
+
+def track_decay_s(ctx: Any, track: Track, ref: str, *, threshold_db: float) -> float:
+    """``trackDecay``: the slowest real note's time to fall under ``threshold_db`` (:func:`note_decay_s`)."""
+    x = _played(ctx, track, ref)
+    return note_decay_s(x, sr=ctx.sr, onsets=onsets_s(ctx.song, track), threshold_db=threshold_db)
+
+
+def track_notes_value(ctx: Any, track: Track, ref: str, *, kind: str) -> float:
+    """``trackPitch``/``trackLength`` on the real part (:func:`real_notes_value`)."""
+    return real_notes_value(_played(ctx, track, ref), sr=ctx.sr, notes=struck(ctx.song, track), kind=kind)

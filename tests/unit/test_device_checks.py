@@ -1,0 +1,188 @@
+"""Devices on the real track, probe families, a note's pitch and length (docs/checks.md, "Devices").
+
+Each reading is checked on signals whose answer is known in closed form; the scoring tests pin the class
+of answer each check exists to stop (a device that acts only on the bench's probes, a table of probe
+tempos) and an honest answer done another way."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from pytest_overdub.bench import device_checks as dc
+from pytest_overdub.bench.model import DecayTimeCheck, ToneGainCheck, TrackBandCheck
+from pytest_overdub.bench.tasks import bundled_bench, score_path
+from pytest_overdub.errors import TaskError
+from pytest_overdub.song.model import load_song
+from pytest_overdub.song.ops import apply_ops
+
+ROOT = Path(__file__).resolve().parents[2]
+SR = 48000
+BENCH = bundled_bench()
+
+
+def _stereo(x):
+    return np.stack([x, x])
+
+
+def _decaying(f_hz, *, t60_s=0.8, n_s=1.0, partials=((1.0, 1.0),)):
+    t = np.arange(int(n_s * SR)) / SR
+    env = 10 ** (-3 * t / t60_s)
+    return sum(a * np.sin(2 * np.pi * r * f_hz * t) for r, a in partials) * env
+
+
+# --- a note's pitch and length ----------------------------------------------------------------------
+
+def test_a_sine_sounds_at_its_pitch_and_a_detuned_one_reads_its_cents():
+    assert dc.partial_cents(_stereo(_decaying(440.0)), sr=SR, f0_hz=440.0) < 0.5
+    off = dc.partial_cents(_stereo(_decaying(440.0 * 2 ** (20 / 1200))), sr=SR, f0_hz=440.0)
+    assert off == pytest.approx(20.0, abs=0.5)
+
+
+def test_a_bell_with_inharmonic_partials_and_a_hum_counts_one_without_its_fundamental_does_not():
+    bell = ((0.5, 0.6), (1.0, 1.0), (1.183, 0.5), (1.506, 0.4), (2.0, 0.6), (2.662, 0.2))
+    assert dc.partial_cents(_stereo(_decaying(262.0, partials=bell)), sr=SR, f0_hz=262.0) < 0.5
+    hollow = tuple(p for p in bell if p[0] != 1.0)
+    assert dc.partial_cents(_stereo(_decaying(262.0, partials=hollow)), sr=SR, f0_hz=262.0) == math.inf
+
+
+def test_a_click_and_a_noise_burst_have_no_pitch():
+    click = np.zeros(SR // 2)
+    click[:3] = 0.5
+    assert dc.partial_cents(_stereo(click), sr=SR, f0_hz=262.0) == math.inf
+    noise = np.random.default_rng(7).standard_normal(SR // 2) * np.exp(-np.arange(SR // 2) / (0.1 * SR))
+    assert dc.partial_cents(_stereo(noise), sr=SR, f0_hz=262.0) == math.inf
+
+
+def test_sounding_time_is_where_the_envelope_falls_30_db():
+    # -60 dB at 0.8 s: -30 dB at 0.4 s, read to the end of its 10 ms frame
+    assert dc.sounding_s(_stereo(_decaying(440.0, t60_s=0.8)), sr=SR) == pytest.approx(0.40, abs=0.011)
+    click = np.zeros(SR)
+    click[:3] = 0.5
+    assert dc.sounding_s(_stereo(click), sr=SR) == pytest.approx(0.01)
+
+
+# --- the real-track readings -------------------------------------------------------------------------
+
+def _snaps(n_s=6.0, every_s=1.2):
+    x = np.zeros(int(n_s * SR))
+    burst = np.random.default_rng(3).standard_normal(int(0.03 * SR)) * np.exp(-np.arange(int(0.03 * SR)) / 200)
+    for k in range(int(n_s / every_s)):
+        a = int(k * every_s * SR) + 100
+        x[a:a + burst.size] += 0.3 * burst
+    return _stereo(x)
+
+
+def _echo(x, *, delay_s, gain, feedback):
+    d = int(round(delay_s * SR))
+    out, tap, g = x.copy(), x, gain
+    for _ in range(12):
+        tap = np.pad(tap, ((0, 0), (d, 0)))[:, : x.shape[1]]
+        out += g * tap
+        g *= feedback
+    return out
+
+
+FIRST_HIT = (100 / SR, 100 / SR + 0.1)
+
+
+def test_cross_correlation_finds_the_first_repeat_even_with_heavy_feedback():
+    dry = _snaps()
+    assert dc.echo_lag_ms(dry, _echo(dry, delay_s=0.45, gain=0.5, feedback=0.35), sr=SR, hi_ms=900,
+                          hit=FIRST_HIT) == pytest.approx(450.0, abs=0.03)
+    # feedback 0.95: earlier snaps' later repeats land in the window too (the 9th at 3600 ms = 450 ms after
+    # the third snap after); read from the first hit alone, none do, and the level is the first repeat's
+    heavy = _echo(dry, delay_s=0.45, gain=0.5, feedback=0.95)
+    assert dc.echo_repeat(dry, heavy, sr=SR, hi_ms=900, hit=FIRST_HIT) == \
+        (pytest.approx(450.0, abs=0.03), pytest.approx(-6.02, abs=0.01))
+    assert dc.echo_repeat(dry, heavy, sr=SR, hi_ms=900)[1] > -5.5  # every hit at once: biased up
+    assert dc.echo_lag_ms(dry, dry.copy(), sr=SR, hit=FIRST_HIT) == math.inf
+    lag, level = dc.echo_repeat(dry, _echo(dry, delay_s=0.45, gain=0.25, feedback=0.35), sr=SR, hi_ms=900,
+                                hit=FIRST_HIT)
+    assert (lag, level) == (pytest.approx(450.0, abs=0.03), pytest.approx(-12.04, abs=0.05))
+
+
+def test_every_hit_must_repeat_not_only_the_first():
+    dry = _snaps()
+    hits = [(k * 1.2 + 100 / SR, k * 1.2 + 100 / SR + 0.1) for k in range(5)]
+    every = _echo(dry, delay_s=0.45, gain=0.5, feedback=0.35)
+    assert dc.repeat_levels_db(dry, every, sr=SR, hits=hits, lag_ms=450.0) == \
+        [pytest.approx(-6.02, abs=0.01)] * 5
+    first_only = dry.copy()
+    first_only[:, : int(1.0 * SR)] = _echo(dry, delay_s=0.45, gain=0.5, feedback=0.0)[:, : int(1.0 * SR)]
+    levels = dc.repeat_levels_db(dry, first_only, sr=SR, hits=hits, lag_ms=450.0)
+    assert levels[0] == pytest.approx(-6.02, abs=0.01) and max(levels[1:]) == -120.0
+
+
+def test_band_gain_and_hit_change_read_plain_gains():
+    dry = _snaps()
+    assert dc.band_gain_db(dry, 0.5 * dry, sr=SR, band=(1000, 3000)) == pytest.approx(-6.0206, abs=1e-3)
+    with pytest.raises(TaskError, match="no energy in 20000-22000 Hz"):
+        dc.band_gain_db(np.zeros((2, 4800)), np.zeros((2, 4800)), sr=SR, band=(20000, 22000))
+    onsets = [k * 1.2 + 100 / SR for k in range(5)]
+    assert dc.hit_change_db(dry, 0.5 * dry, sr=SR, onsets=onsets) == pytest.approx(6.0206, abs=1e-3)
+    assert dc.hit_change_db(dry, _echo(dry, delay_s=0.45, gain=0.5, feedback=0.35), sr=SR,
+                            onsets=onsets) < 0.01
+
+
+def test_a_note_still_ringing_at_the_next_onset_reads_the_whole_gap():
+    held = np.zeros((2, int(5 * SR)))
+    held[:, : int(2.4 * SR)] = 0.1  # sounds at -20 dBFS until the next note strikes
+    assert dc.note_decay_s(held, sr=SR, onsets=[0.0, 2.4], threshold_db=-60) == pytest.approx(2.4)
+
+
+# --- seeds --------------------------------------------------------------------------------------------
+
+def test_the_probe_seed_ignores_the_hash_seed_and_follows_the_kernel():
+    script = ("from pytest_overdub.bench.device_checks import probe_seed;"
+              "from pytest_overdub.song.model import load_song;"
+              f"s = load_song({str(ROOT / 'songs' / 'lab.json')!r});"
+              "print(probe_seed(s, s.tracks[0], salt='low'))")
+    seeds = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONHASHSEED": h}).stdout for h in ("0", "1", "12345")}
+    assert len(seeds) == 1
+    lab = load_song(ROOT / "songs" / "lab.json")
+    one = json.loads((ROOT / "oracles" / "device-rumble-filter.json").read_text())["ops"]
+    other = json.loads(json.dumps(one).replace("250", "240"))
+    a, b = apply_ops(lab, one), apply_ops(lab, other)
+    room_a, room_b = a.track("Room"), b.track("Room")
+    assert dc.probe_seed(a, room_a, salt="low") != dc.probe_seed(b, room_b, salt="low")
+    assert dc.probe_seed(a, room_a, salt="low") != dc.probe_seed(a, room_a, salt="sub")
+
+
+def test_family_ranges_and_real_track_fields_are_checked():
+    with pytest.raises(ValidationError, match=r"velocities \[1.0, 0.5\] has lo > hi"):
+        ToneGainCheck(id="t", label="t", kind="toneGain", target=(None, None), track="Room", pitch=43,
+                  velocities=(1.0, 0.5))
+    with pytest.raises(ValidationError, match="stretch"):
+        DecayTimeCheck(id="d", label="d", kind="decayTime", target=(None, None), track="Bell",
+                   notes=[{"p": 60, "d": 1}], stretch=(2, 1))
+    with pytest.raises(ValidationError, match="trackBand needs band"):
+        TrackBandCheck(id="b", label="b", kind="trackBand", target=(None, None), track="Room", band=(200, 100))
+
+
+# --- the classes of answer the checks exist for -------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["device-dotted-echo.cheat-probe-only", "device-dotted-echo.cheat-tempo-table",
+                                  "device-dotted-echo.cheat-first-hit-only",
+                                  "device-decaying-instrument.cheat-clicks",
+                                  "device-rumble-filter.cheat-silence",
+                                  "device-rumble-filter.cheat-sine-detector"])
+def test_a_device_that_answers_only_the_probes_fails(name):
+    data = json.loads((ROOT / "near_misses" / f"{name}.json").read_text())
+    r = score_path(BENCH.task(data["task"]), ROOT / "near_misses" / f"{name}.json", bench=BENCH, trusted=True)
+    assert r.score < 0.5
+    assert [c for c in data["fails"] if r.check(c).score >= 1.0] == []
+
+
+@pytest.mark.parametrize("name", ["device-dotted-echo.alt-multitap", "device-decaying-instrument.alt-modal-bell",
+                                  "device-rumble-filter.alt-fft"])
+def test_an_honest_device_built_another_way_passes(name):
+    task = BENCH.task(name.split(".")[0])
+    assert score_path(task, ROOT / "oracles" / f"{name}.json", bench=BENCH, trusted=True).score >= 0.9
