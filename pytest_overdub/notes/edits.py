@@ -47,13 +47,20 @@ def transposed(before: Sequence[PlacedNote], after: Sequence[PlacedNote], *, sem
     return _matched(before, after, semitones=semitones) / max(len(before), len(after))
 
 
-def _matched(before: Sequence[PlacedNote], after: Sequence[PlacedNote], *, semitones: int) -> int:
-    """Size of a maximum one-to-one matching of ``before`` notes (shifted) to equal ``after`` notes."""
+def _onsets_by_key(after: Sequence[PlacedNote]) -> dict[tuple[str, int], list[tuple[float, int]]]:
+    """(track id, pitch) -> sorted (onset in beats, index) of the ``after`` notes: what a matching of
+    starting notes to answer notes searches by bisection."""
     by_key: dict[tuple[str, int], list[tuple[float, int]]] = defaultdict(list)
     for j, a in enumerate(after):
         by_key[(a.track_id, a.p)].append((a.start_beats, j))
     for lst in by_key.values():
         lst.sort()
+    return by_key
+
+
+def _matched(before: Sequence[PlacedNote], after: Sequence[PlacedNote], *, semitones: int) -> int:
+    """Size of a maximum one-to-one matching of ``before`` notes (shifted) to equal ``after`` notes."""
+    by_key = _onsets_by_key(after)
     candidates: list[list[int]] = []
     for b in before:
         lst = by_key.get((b.track_id, b.p + semitones), [])
@@ -111,11 +118,7 @@ def quantized(before: Sequence[PlacedNote], after: Sequence[PlacedNote], *, grid
     if not before:
         return 0.0
     shift = swing * grid
-    by_key: dict[tuple[str, int], list[tuple[float, int]]] = defaultdict(list)
-    for j, a in enumerate(after):
-        by_key[(a.track_id, a.p)].append((a.start_beats, j))
-    for lst in by_key.values():
-        lst.sort()
+    by_key = _onsets_by_key(after)
     candidates: list[list[int]] = []
     for b in before:
         lst = by_key.get((b.track_id, b.p), [])
