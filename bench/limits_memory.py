@@ -1,6 +1,6 @@
 """Peak memory and time of one scoring of the longest song the limits admit.
 
-A task's start song is stretched to ``LIMITS.song_s`` (its clips repeated bar-aligned until the last one
+A task's start song is stretched to the longest length the limits admit for ``--tracks`` tracks (its clips repeated bar-aligned until the last one
 ends by then) and widened to ``--tracks`` tracks (copies of its tracks under new ids and names), then
 scored on the task as a whole-song submission, in this fresh process. Prints the song's length, its track
 and note counts, the scoring's wall time and score, and the process's peak resident memory
@@ -56,8 +56,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", default="mix-chorus-lift")
     parser.add_argument("--tracks", type=int, default=8)
-    parser.add_argument("--seconds", type=float, default=LIMITS.song_s)
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="the song's length (default: the longest the limits admit for --tracks)")
     args = parser.parse_args()
+    if args.seconds is None:
+        args.seconds = min(LIMITS.song_s, LIMITS.track_s / args.tracks)
     bench = bundled_bench()
     task = bench.task(args.task)
     start = start_song(task, bench=bench)

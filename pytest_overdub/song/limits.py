@@ -28,9 +28,9 @@ class Limits:
     #: Tracks in a song. Large film and prog sessions use 40-60.
     tracks: int = 64
     #: Tracks x the song's length in seconds: a scoring holds every track's stem (float64 stereo), so its
-    #: memory grows with this, about 1.1 MB per track-second (README, "Limits"): 8 tracks of 15 minutes,
-    #: 16 of 7.5 or 40 of 3 minutes, whose scoring peaks near 8 GB, a third of the 24 GB machines this runs on.
-    track_s: float = 8 * 900.0
+    #: memory grows with this (README, "Limits"): 20 tracks of 3 minutes, 12 of 5 or 8 of 7.5, whose scoring
+    #: peaks under 9 GB, so two xdist workers fit the 24 GB machines this runs on.
+    track_s: float = 8 * 450.0
     #: Inserts in one chain (a track's or the master's). A heavy mix chain is 8-12.
     inserts_per_chain: int = 32
     #: Clips in a song, all tracks together: one clip per bar on 40 tracks of a 6-minute song is 4,800.

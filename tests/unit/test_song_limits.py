@@ -43,7 +43,7 @@ def small(monkeypatch):
     return install
 
 
-@pytest.mark.parametrize("n_tracks, minutes", [(40, 3), (16, 7.5)], ids=["40 tracks of 3 min", "16 of 7.5"])
+@pytest.mark.parametrize("n_tracks, minutes", [(20, 3), (8, 7.5)], ids=["20 tracks of 3 min", "8 of 7.5"])
 def test_a_large_production_passes_the_real_limits(n_tracks, minutes):
     # At 140 bpm: a drum clip of 16ths the whole way, the other tracks a note a beat.
     beats = int(minutes * 140)
@@ -58,7 +58,7 @@ def test_a_large_production_passes_the_real_limits(n_tracks, minutes):
 
 
 def test_the_limits_are_generous_for_music_and_far_below_hours():
-    assert 12 * 60 < LIMITS.song_s < 30 * 60 and LIMITS.track_s >= 40 * 3 * 60
+    assert 12 * 60 < LIMITS.song_s < 30 * 60 and LIMITS.track_s >= 20 * 3 * 60
     assert LIMITS.tracks >= 40 and LIMITS.notes_per_clip >= 12 * 60 * 200 / 60 * 4
 
 
