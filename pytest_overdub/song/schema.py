@@ -95,7 +95,11 @@ PARAMS = {"type": "object", "description": f"device params: numbers (a switch al
 def _notes(b: _Builder) -> dict[str, Any]:
     from .model import Note
 
-    pitch = {"anyOf": [b.field(Note, "p"), {"type": "string", "description": "a note name like C4"}]}
+    from .notation import _PITCH  # the text format's own pitch reader: a name, or a MIDI number as text
+
+    name = {"type": "string", "pattern": rf"^\s*([0-9]{{1,3}}|{_PITCH.pattern[1:-1]})\s*$",
+            "description": "a note name like C4, F#3, Bb2 (MIDI 0..127)"}
+    pitch = {"anyOf": [b.field(Note, "p"), name]}
     note = _obj({"p": pitch, "t": b.field(Note, "t"), "d": b.field(Note, "d"), "v": b.field(Note, "v"),
                  "id": {"type": ["string", "null"]}}, ("p", "t", "d"))
     text = {"type": "string", "description": "text notes like \"A3@0:2*0.8 C4@2:2\" (pitch@beat:length*velocity)"}
