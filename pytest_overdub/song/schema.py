@@ -2,7 +2,8 @@
 
 ``overdub schema song|ops|task`` prints them. The ops schema is a discriminated union on ``type``: one object
 schema per op in :data:`.ops.OPS` (the same field names, required or optional as the op registers them),
-``additionalProperties: false`` at every level the op code refuses unknown fields. Its ranges are read from
+``additionalProperties: false`` at every level the op code refuses unknown fields; an optional op field
+may be ``null`` (read as absent), a required one may not. Its ranges are read from
 the song models (:mod:`.model`: gain, pan, tempo, meter, clip length, note fields, sections, keys, loops,
 song-defined devices), never retyped, so the schema and the code cannot drift apart. Each op's
 ``description`` is :data:`OP_DESCRIPTIONS`, which ``docs/ops.md`` repeats verbatim (a test holds them
@@ -178,6 +179,19 @@ def _fields(b: _Builder) -> dict[str, dict[str, Any]]:
     }
 
 
+def _given(field: str) -> dict[str, Any]:
+    return {"required": [field], "properties": {field: {"not": {"type": "null"}}}}
+
+
+#: Ops whose optional fields are optional one at a time: notes come as ``notes`` or as a drum ``grid``.
+_EITHER = {name: {"anyOf": [_given("notes"), _given("grid")]} for name in ("notes.add", "notes.replace")}
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """An optional op field may be ``null``, which the op code reads as absent."""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
 def op_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
     """``({op type: its object schema}, the $defs they refer to)``."""
     from .ops import OPS
@@ -186,10 +200,11 @@ def op_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
     fields = _fields(b)
     out = {}
     for name, (_, registered) in sorted(OPS.items()):
-        props = {"type": {"const": name}, **{k: fields[name][k] for k in registered if k != "type"}}
+        props = {"type": {"const": name}, **{k: _nullable(fields[name][k]) if need == "optional" else fields[name][k]
+                                             for k, need in registered.items() if k != "type"}}
         out[name] = {"type": "object", "title": name, "description": OP_DESCRIPTIONS[name], "properties": props,
                      "required": [k for k, need in registered.items() if need == "required"],
-                     "additionalProperties": False}
+                     "additionalProperties": False, **_EITHER.get(name, {})}
     return out, b.defs
 
 

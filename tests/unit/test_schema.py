@@ -122,6 +122,7 @@ WRONG = {
     "loud note": {"type": "notes.add", "track": "Bass", "clip": 0, "notes": [{"p": 60, "t": 0, "d": 1, "v": 2}]},
     "negative time": {"type": "notes.add", "track": "Bass", "clip": 0, "notes": [{"p": 60, "t": -1, "d": 1}]},
     "note field": {"type": "notes.add", "track": "Bass", "clip": 0, "notes": [{"p": 60, "t": 0, "d": 1, "x": 1}]},
+    "neither notes nor grid": {"type": "notes.replace", "track": "Bass", "clip": 0, "grid": None},
     "notes as a number": {"type": "notes.replace", "track": "Bass", "clip": 0, "notes": 5},
     "param as a list": {"type": "instrument.set", "track": "Bass", "params": {"cutoff": [300]}},
     "insert without device": {"type": "insert.add", "track": "Bass", "insert": {"params": {}}},
@@ -199,3 +200,27 @@ def test_the_schema_and_apply_ops_agree_on_generated_ops(o):
     except OpError:
         applied = False
     assert accepted == applied, f"schema {'accepts' if accepted else 'refuses'} {o}"
+
+
+@pytest.mark.parametrize("name, ops", _doc_examples(), ids=lambda x: x if isinstance(x, str) else "")
+def test_an_optional_field_set_to_null_is_read_as_absent_by_both(name, ops):
+    k = max(i for i, o in enumerate(ops) if o["type"] == name)
+    for field in (f for f, need in OP_TABLE[name][1].items() if need == "optional"):
+        absent = ops[:k] + [{f: v for f, v in ops[k].items() if f != field}] + ops[k + 1:]
+        null = ops[:k] + [{**ops[k], field: None}] + ops[k + 1:]
+        assert OPS.is_valid(null) == OPS.is_valid(absent), field
+        outcomes = []
+        for trial in (absent, null):
+            try:
+                outcomes.append(apply_ops(NIGHT, trial))
+            except OpError as exc:
+                outcomes.append(str(exc).split(":")[0])  # the same op refused (the message names the value)
+        assert outcomes[0] == outcomes[1], field
+
+
+def test_cli_prints_the_ops_schema(capsys):
+    assert cli_main(["schema", "ops"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == ops_schema()
+    patch = printed["$defs"]["track.set"]["properties"]["patch"]
+    assert patch["properties"]["pan"]["maximum"] == 1 and patch["additionalProperties"] is False
