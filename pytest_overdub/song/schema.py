@@ -101,7 +101,8 @@ def _notes(b: _Builder) -> dict[str, Any]:
     name = {"type": "string", "pattern": rf"^\s*([0-9]{{1,3}}|{_PITCH.pattern[1:-1]})\s*$",
             "description": "a note name like C4, F#3, Bb2 (MIDI 0..127)"}
     pitch = {"anyOf": [b.field(Note, "p"), name]}
-    note = _obj({"p": pitch, "t": b.field(Note, "t"), "d": b.field(Note, "d"), "v": b.field(Note, "v"),
+    note = _obj({"p": pitch, "t": b.field(Note, "t", description="beats from the clip's start"),
+                 "d": b.field(Note, "d", description="beats"), "v": b.field(Note, "v", description="velocity"),
                  "id": {"type": ["string", "null"]}}, ("p", "t", "d"))
     text = {"type": "string", "description": "text notes like \"A3@0:2*0.8 C4@2:2\" (pitch@beat:length*velocity)"}
     return {"anyOf": [text, {"type": "array", "items": {"anyOf": [note, text]}}]}
@@ -121,8 +122,8 @@ def _fields(b: _Builder) -> dict[str, dict[str, Any]]:
     insert = _obj({"id": STRING, "device": STRING, "params": PARAMS, "on": {"type": "boolean"}, "auto": auto},
                   ("device",))
     notes = _notes(b)
-    clip = _obj({"id": STRING, "kind": b.field(Clip, "kind"), "start": b.field(Clip, "start"),
-                 "length": b.field(Clip, "length"), "name": STRING, "notes": notes, **_grid(),
+    clip = _obj({"id": STRING, "kind": b.field(Clip, "kind"), "start": b.field(Clip, "start", description="beats"),
+                 "length": b.field(Clip, "length", description="beats"), "name": STRING, "notes": notes, **_grid(),
                  "gain": b.field(Clip, "gain"), "mute": b.field(Clip, "mute"), "asset": b.field(Clip, "asset"),
                  "offset": b.field(Clip, "offset")}, ("start", "length"))
     instrument = {"anyOf": [_obj({"device": STRING, "params": PARAMS, "auto": auto}, ("device",)),

@@ -118,7 +118,7 @@ WRONG = {
     "short clip": {"type": "clip.add", "track": "Bass", "clip": {"start": 0, "length": 0.1}},
     "clip without start": {"type": "clip.add", "track": "Bass", "clip": {"length": 4}},
     "pitch 128": {"type": "notes.add", "track": "Bass", "clip": "c_bass_verse", "notes": [{"p": 128, "t": 0, "d": 1}]},
-    "zero duration": {"type": "notes.add", "track": "Bass", "clip": "c_bass_verse", "notes": [{"p": 60, "t": 0, "d": 0}]},
+    "zero duration": {"type": "notes.add", "track": "Bass", "clip": 0, "notes": [{"p": 60, "t": 0, "d": 0}]},
     "loud note": {"type": "notes.add", "track": "Bass", "clip": 0, "notes": [{"p": 60, "t": 0, "d": 1, "v": 2}]},
     "negative time": {"type": "notes.add", "track": "Bass", "clip": 0, "notes": [{"p": 60, "t": -1, "d": 1}]},
     "note field": {"type": "notes.add", "track": "Bass", "clip": 0, "notes": [{"p": 60, "t": 0, "d": 1, "x": 1}]},
