@@ -2,14 +2,16 @@
 
 ``overdub schema song|ops|task`` prints them. The ops schema is a discriminated union on ``type``: one object
 schema per op in :data:`.ops.OPS` (the same field names, required or optional as the op registers them),
-``additionalProperties: false`` at every level the op code refuses unknown fields; an optional op field
-may be ``null`` (read as absent), a required one may not. Its ranges are read from
-the song models (:mod:`.model`: gain, pan, tempo, meter, clip length, note fields, sections, keys, loops,
-song-defined devices), never retyped, so the schema and the code cannot drift apart. Each op's
-``description`` is :data:`OP_DESCRIPTIONS`, which ``docs/ops.md`` repeats verbatim (a test holds them
-equal). Device params depend on the device, so they are typed as an object of numbers (or a switch's
-option name, or ``null`` to remove a key); each device's ranges are what ``overdub devices`` prints. The op
-code stays the authority on what needs the song (names that exist, limits, a device's own param ranges).
+``additionalProperties: false`` at every level the op code refuses unknown fields; an optional op field may
+be ``null`` (read as absent), a required one may not. Its ranges are read from the song models
+(:mod:`.model`: gain, pan, tempo, meter, clip length, note fields, sections, keys, loops, song-defined
+devices) and :data:`.limits.LIMITS` (the longest lists), never retyped, so the schema and the code cannot
+drift apart. Each op's ``description`` is :data:`OP_DESCRIPTIONS`, which ``docs/ops.md`` repeats verbatim (a
+test holds them equal). Device params depend on the device, so they are typed as an object of numbers (or a
+switch's option name, or ``null`` to remove a key); each device's ranges are what ``overdub devices``
+prints. The op code stays the authority on what needs the song (names that exist, limits over the whole
+song, a device's own param ranges). A whole float like ``2.0`` is an integer to JSON Schema but not to the
+op code, which wants an integer written as one (``p``, ``meter``, ``index``).
 """
 
 from __future__ import annotations
@@ -94,6 +96,7 @@ PARAMS = {"type": "object", "description": f"device params: numbers (a switch al
 
 
 def _notes(b: _Builder) -> dict[str, Any]:
+    from .limits import LIMITS
     from .model import Note
 
     from .notation import _PITCH  # the text format's own pitch reader: a name, or a MIDI number as text
@@ -105,7 +108,7 @@ def _notes(b: _Builder) -> dict[str, Any]:
                  "d": b.field(Note, "d", description="beats"), "v": b.field(Note, "v", description="velocity"),
                  "id": {"type": ["string", "null"]}}, ("p", "t", "d"))
     text = {"type": "string", "description": "text notes like \"A3@0:2*0.8 C4@2:2\" (pitch@beat:length*velocity)"}
-    return {"anyOf": [text, {"type": "array", "items": {"anyOf": [note, text]}}]}
+    return {"anyOf": [text, {"type": "array", "items": {"anyOf": [note, text]}, "maxItems": LIMITS.notes_per_clip}]}
 
 
 def _grid() -> dict[str, Any]:
@@ -116,7 +119,8 @@ def _grid() -> dict[str, Any]:
 
 def _fields(b: _Builder) -> dict[str, dict[str, Any]]:
     """Each op's field schemas, by op type (the op table says which are required)."""
-    from .model import Clip, DeviceDef, Instrument, Key, Loop, Master, Note, Section, Song, Track
+    from .limits import LIMITS
+    from .model import Clip, DeviceDef, Instrument, Key, Loop, Master, Section, Song, Track
 
     auto = b.field(Instrument, "auto", description=f"param: [{{t, v}}]; {PARAMS_NOTE}")
     insert = _obj({"id": STRING, "device": STRING, "params": PARAMS, "on": {"type": "boolean"}, "auto": auto},
@@ -129,8 +133,9 @@ def _fields(b: _Builder) -> dict[str, dict[str, Any]]:
     instrument = {"anyOf": [_obj({"device": STRING, "params": PARAMS, "auto": auto}, ("device",)),
                             {"type": "null"}]}
     track = _obj({"id": STRING, **b.patch(Track, ("name", "color", "kind"))["properties"],
-                  "instrument": instrument, "inserts": {"type": "array", "items": insert},
-                  "clips": {"type": "array", "items": clip},
+                  "instrument": instrument,
+                  "inserts": {"type": "array", "items": insert, "maxItems": LIMITS.inserts_per_chain},
+                  "clips": {"type": "array", "items": clip, "maxItems": LIMITS.clips},
                   **b.patch(Track, ("gain", "pan", "mute", "solo", "arm"))["properties"]})
     track_patch = b.patch(Track, ("name", "color", "gain", "pan", "mute", "solo", "arm"))
     nullable = {k: {"anyOf": [b.model(m), {"type": "null"}]} for k, m in (("key", Key), ("loop", Loop))}
@@ -143,7 +148,8 @@ def _fields(b: _Builder) -> dict[str, dict[str, Any]]:
     # ids starting with "core." are reserved for house devices (DeviceDef's own validator, not in its schema)
     device["properties"]["id"] = {**device["properties"]["id"], "not": {"pattern": "^core\\."}}
     points = {"anyOf": [{"type": "string", "description": "\"beat:value\" pairs like \"0:-60 16:-6\""},
-                        {"type": "array", "items": _obj({"t": BEATS, "v": {"type": "number"}}, ("t", "v"))}],
+                        {"type": "array", "items": _obj({"t": BEATS, "v": {"type": "number"}}, ("t", "v")),
+                         "maxItems": LIMITS.points_per_param}],
               "description": f"each value within the param's range; {PARAMS_NOTE}"}
     span = {"from": BEATS, "to": BEATS}
     section = _obj({"id": STRING, **b.patch(Section, ("name", "start", "length"))["properties"]},
@@ -168,7 +174,8 @@ def _fields(b: _Builder) -> dict[str, dict[str, Any]]:
         "clip.move": {"track": TRACK_REF, "clip": CLIP_REF, "toTrack": TRACK_REF, "start": b.field(Clip, "start")},
         "notes.add": {"track": TRACK_REF, "clip": CLIP_REF, "notes": notes, **_grid()},
         "notes.remove": {"track": TRACK_REF, "clip": CLIP_REF, "ids": {"type": "array", "items": STRING}},
-        "notes.set": {"track": TRACK_REF, "clip": CLIP_REF, "notes": {"type": "array", "items": edit}},
+        "notes.set": {"track": TRACK_REF, "clip": CLIP_REF,
+                      "notes": {"type": "array", "items": edit, "maxItems": LIMITS.notes_per_clip}},
         "notes.replace": {"track": TRACK_REF, "clip": CLIP_REF, "notes": notes, **_grid()},
         "section.add": {"section": section, "ref": REF},
         "section.set": {"section": SECTION_REF, "patch": b.patch(Section, ("name", "start", "length"))},
@@ -219,11 +226,16 @@ def song_schema() -> dict[str, Any]:
 
 
 def ops_schema() -> dict[str, Any]:
+    from .limits import LIMITS
+
     ops, defs = op_schemas()
+    # ``discriminator`` is OpenAPI's annotation (ignored by JSON Schema validators) for tools that map
+    # ``type`` straight to its variant.
     op = {"type": "object", "required": ["type"], "properties": {"type": {"enum": sorted(ops)}},
           "oneOf": [{"$ref": f"#/$defs/{name}"} for name in sorted(ops)],
+          "discriminator": {"propertyName": "type", "mapping": {name: f"#/$defs/{name}" for name in sorted(ops)}},
           "description": "One op; `type` says which (a discriminated union)."}
-    listed = {"type": "array", "items": {"$ref": "#/$defs/op"}}
+    listed = {"type": "array", "items": {"$ref": "#/$defs/op"}, "maxItems": LIMITS.ops}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "overdub ops submission",
@@ -232,7 +244,8 @@ def ops_schema() -> dict[str, Any]:
         "anyOf": [
             listed,
             {"type": "object", "properties": {"ops": listed}, "required": ["ops"]},
-            {"type": "array", "items": {"type": "object", "required": ["ops"], "properties": {"ops": listed}}},
+            {"type": "array", "items": {"type": "object", "required": ["ops"], "properties": {"ops": listed}},
+             "maxItems": LIMITS.transactions},
             {"type": "object", "required": ["calls"],
              "properties": {"calls": {"type": "array", "items": {"type": "object"}}}},
         ],

@@ -62,6 +62,7 @@ def test_cli_prints_the_song_schema(capsys):
 # --- the ops schema is complete, and neither looser nor stricter than the op code -----------------------
 
 from pytest_overdub.errors import OpError  # noqa: E402
+from pytest_overdub.song.limits import LIMITS  # noqa: E402
 from pytest_overdub.song.model import load_song  # noqa: E402
 from pytest_overdub.song.ops import OPS as OP_TABLE, apply_ops  # noqa: E402
 from pytest_overdub.song.schema import OP_DESCRIPTIONS, op_schemas  # noqa: E402
@@ -123,6 +124,8 @@ WRONG = {
     "negative time": {"type": "notes.add", "track": "Bass", "clip": 0, "notes": [{"p": 60, "t": -1, "d": 1}]},
     "note field": {"type": "notes.add", "track": "Bass", "clip": 0, "notes": [{"p": 60, "t": 0, "d": 1, "x": 1}]},
     "neither notes nor grid": {"type": "notes.replace", "track": "Bass", "clip": 0, "grid": None},
+    "a clip's worth of notes and one more": {"type": "notes.replace", "track": "Bass", "clip": 0,
+                                             "notes": [{"p": 60, "t": 0, "d": 1}] * (LIMITS.notes_per_clip + 1)},
     "notes as a number": {"type": "notes.replace", "track": "Bass", "clip": 0, "notes": 5},
     "param as a list": {"type": "instrument.set", "track": "Bass", "params": {"cutoff": [300]}},
     "insert without device": {"type": "insert.add", "track": "Bass", "insert": {"params": {}}},
