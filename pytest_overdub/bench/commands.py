@@ -38,18 +38,28 @@ def list_main(argv: list[str]) -> int:
     parser = Parser(prog="overdub list", description="List the tasks and their instructions.",
                     epilog="example: overdub list --bench ../my-tasks")
     parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
+    parser.add_argument("--json", action="store_true",
+                        help="print a JSON list of {id, family, title, instruction} (the instruction verbatim)")
     args = parser.parse_args(argv)
     bench = _bench(args.bench)
-    for tid in bench.task_ids():
-        task = bench.task(tid)
+    tasks = [bench.task(tid) for tid in bench.task_ids()]
+    if args.json:
+        print(json.dumps([{"id": t.id, "family": t.family, "title": t.title, "instruction": t.instruction}
+                          for t in tasks], indent=2, ensure_ascii=False))
+        return 0
+    for task in tasks:
         print(f"{task.id}  [{task.family}]  {task.title}")
         print(textwrap.indent(textwrap.fill(task.instruction, 96), "    "))
     return 0
 
 
 def start_main(argv: list[str]) -> int:
+    """The song carries the task's id and instruction in ``meta`` (``meta.task``, ``meta.instruction``): the
+    file stays a plain ``overdub/0`` song (``meta`` is free-form and never scored), and an agent handed only
+    that file still reads what to do."""
     parser = Parser(prog="overdub start",
-                    description="Write the song an agent is handed for a task (setup applied).",
+                    description="Write the song an agent is handed for a task (setup applied), with the task's "
+                                "id and instruction in its meta.",
                     epilog="example: overdub start mix-chorus-lift --out start.json")
     parser.add_argument("task")
     parser.add_argument("--out", type=arg(output_file, what="song file", suffixes=(".json",)),
@@ -60,7 +70,10 @@ def start_main(argv: list[str]) -> int:
     from .tasks import start_song
 
     bench = _bench(args.bench)
-    text = dumps_song(start_song(bench.task(args.task), bench=bench))
+    task = bench.task(args.task)
+    song = start_song(task, bench=bench)
+    song = song.model_copy(update={"meta": {**song.meta, "task": task.id, "instruction": task.instruction}})
+    text = dumps_song(song)
     if args.out:
         try:
             args.out.write_text(text, encoding="utf-8")

@@ -124,6 +124,29 @@ def test_start_out_in_an_unwritable_folder(unwritable, capsys):
     assert f"argument --out: {unwritable}/start.json: cannot write into {unwritable}" in line
 
 
+def test_start_out_writes_a_plain_song_carrying_the_instruction(tmp_path, capsys):
+    from pytest_overdub.bench.tasks import start_song
+    from pytest_overdub.song.model import load_song
+
+    bench = bundled_bench()
+    raw = json.loads((bench.root / "tasks" / f"{TASK}.json").read_text(encoding="utf-8"))
+    assert main(["start", TASK, "--out", str(tmp_path / "start.json")]) == 0
+    song = load_song(tmp_path / "start.json")  # still a plain overdub/0 song
+    assert song.meta["instruction"] == raw["instruction"] and song.meta["task"] == TASK
+    handed = start_song(bench.task(TASK), bench=bench)
+    assert song.model_copy(update={"meta": handed.meta}) == handed  # nothing but meta differs
+
+
+def test_list_json_carries_each_instruction_verbatim(capsys):
+    bench = bundled_bench()
+    assert main(["list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    files = sorted((bench.root / "tasks").glob("*.json"))
+    assert [t["id"] for t in listed] == [p.stem for p in files]
+    assert [t["instruction"] for t in listed] == [json.loads(p.read_text(encoding="utf-8"))["instruction"]
+                                                  for p in files]
+
+
 @pytest.mark.parametrize("command", [["list"], ["run"], ["start", TASK], ["score", TASK, SONG]])
 @pytest.mark.parametrize("bench, message", [
     ("/nonexistent", "argument --bench: /nonexistent: no such folder; want a bench folder holding tasks/"),
