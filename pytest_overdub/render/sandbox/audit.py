@@ -7,7 +7,6 @@ layers that stop it, so the scorer's fault message can say what was tried. At mo
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
 
