@@ -26,6 +26,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "measure": ("pytest_overdub.measure.report:main", "print every meter's figure for a WAV or FLAC file"),
     "devices": ("pytest_overdub.render.cli:devices_main", "list the house devices and their parameters"),
     "schema": ("pytest_overdub.song.schema:main", "print the JSON Schema of songs, ops or tasks"),
+    "report": ("pytest_overdub.evaluate.report:main",
+               "summarize an evaluation run: pass rates with intervals, pass^k, costs (--html, --regrade)"),
+    "compare": ("pytest_overdub.evaluate.compare:main", "compare two evaluation runs, paired on task and trial"),
     "check-changed": ("pytest_overdub.bench.precommit:main",
                       "self-check the tasks that changed files touch (the pre-commit hook)"),
 }

@@ -52,9 +52,19 @@ def third_party(imports: dict[str, str]) -> dict[str, str]:
     return out
 
 
+def _names(requirements: list[str]) -> set[str]:
+    return {_canonical(re.split(r"[<>=!~;\[ ]", d, maxsplit=1)[0]) for d in requirements}
+
+
+def optional() -> set[str]:
+    """The distributions of the optional extras users install for a feature (``dev`` is not one)."""
+    extras = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"].get("optional-dependencies", {})
+    return set().union(*(_names(reqs) for name, reqs in extras.items() if name != "dev"))
+
+
 def declared() -> tuple[set[str], dict[str, str]]:
     data = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
-    deps = {_canonical(re.split(r"[<>=!~;\[ ]", d, maxsplit=1)[0]) for d in data["project"]["dependencies"]}
+    deps = _names(data["project"]["dependencies"])
     reasons = data.get("tool", {}).get("overdub", {}).get("unimported-dependencies", {})
     return deps, {_canonical(k): v for k, v in reasons.items()}
 
@@ -71,13 +81,15 @@ def test_helpers_see_a_function_level_import_and_skip_the_standard_library(tmp_p
 
 def test_every_imported_third_party_module_is_a_declared_dependency():
     deps, _ = declared()
-    missing = {dist: where for dist, where in third_party(top_level_imports(PKG)).items() if dist not in deps}
-    assert missing == {}, "imported by pytest_overdub/ but not in pyproject.toml [project] dependencies"
+    allowed = deps | optional()  # an optional extra's module is imported lazily, by the feature that needs it
+    missing = {dist: where for dist, where in third_party(top_level_imports(PKG)).items() if dist not in allowed}
+    assert missing == {}, ("imported by pytest_overdub/ but not in pyproject.toml [project] dependencies or an "
+                           "optional extra")
 
 
 def test_every_declared_dependency_is_imported_or_has_a_reason():
     deps, reasons = declared()
-    imported = set(third_party(top_level_imports(PKG)))
+    imported = set(third_party(top_level_imports(PKG))) - optional()
     unexplained = sorted(deps - imported - set(reasons))
     assert unexplained == [], ("declared in pyproject.toml but never imported by pytest_overdub/; remove it or "
                                "give the reason under [tool.overdub.unimported-dependencies]")
