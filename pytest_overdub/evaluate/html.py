@@ -33,7 +33,15 @@ def write_html(path: Path, summary: dict[str, Any], run: Run) -> None:
     require_matplotlib()
     import matplotlib
 
-    matplotlib.rcParams.update({"svg.hashsalt": "overdub", "svg.fonttype": "none", "font.size": 9})
+    with matplotlib.rc_context({"svg.hashsalt": "overdub", "svg.fonttype": "none", "font.size": 9}):
+        page = _page(summary, run)
+    try:
+        Path(path).write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write: {exc.strerror}") from None
+
+
+def _page(summary: dict[str, Any], run: Run) -> str:
     title = f"overdub report: {(summary['run'].get('agent') or {}).get('id', '?')}"
     parts = [f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>",
              "<style>body{font-family:sans-serif;margin:2em;max-width:70em} pre{font-size:12px;overflow-x:auto}"
@@ -42,16 +50,14 @@ def write_html(path: Path, summary: dict[str, Any], run: Run) -> None:
              f"<pre>{html.escape(summary_text(summary))}</pre>",
              "<h2>Pass rate per task (Wilson 95% interval)</h2>", _figure(_pass_rates(summary))]
     by_task = run.by_task()
-    parts.append("<h2>Checks across trials (shaded: the target band)</h2>")
+    parts.append("<h2>Checks across trials</h2><p>Green: the check's target band (a line for a single value); "
+                 "blue: the check passed in that trial, red: it did not.</p>")
     for task_id, trials in by_task.items():
         counted = [t for t in trials if t.counted]
         if counted and counted[0].checks:
             parts += [f"<h3>{html.escape(task_id)}</h3>", _figure(_checks(counted))]
     parts.append("</body></html>\n")
-    try:
-        Path(path).write_text("\n".join(parts), encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot write: {exc.strerror}") from None
+    return "\n".join(parts)
 
 
 def _figure(fig: Any) -> str:
@@ -99,13 +105,20 @@ def _check_panel(ax: Any, check_id: str, points: list[tuple[int, Any]]) -> None:
     pad = span * 0.15 or 0.5
     bottom = min(values, default=0.0) - pad
     top = max(values, default=1.0) + pad
-    ax.axhspan(bottom if lo is None else lo, top if hi is None else hi, color="C2", alpha=0.2, lw=0)
+    if lo is not None and lo == hi:  # a target of one value: a line, a band would have no height
+        ax.axhline(lo, color="C2", alpha=0.5, lw=3)
+    else:
+        ax.axhspan(bottom if lo is None else lo, top if hi is None else hi, color="C2", alpha=0.2, lw=0)
     colors = ["C0" if c.passed else "C3" for x, c in points if math.isfinite(c.value)]
     ax.scatter([x for x, _ in shown], [v for _, v in shown], c=colors, s=18, zorder=3)
     missing = len(points) - len(shown)
     ax.set_ylim(bottom, top)
     ax.set_title(f"{check_id}" + (" (gate)" if first.gate else "") + (f"\n{missing} without a value" if missing else ""),
                  fontsize=8)
-    ax.set_xlabel("trial")
+    ax.set_xlabel(f"trial (target [{_bound(lo)}, {_bound(hi)}])", fontsize=8)
     xs = sorted({x for x, _ in points})
     ax.set_xticks(xs if len(xs) <= 10 else xs[:: max(1, len(xs) // 10)])
+
+
+def _bound(v: float | None) -> str:
+    return "…" if v is None else f"{v:g}"

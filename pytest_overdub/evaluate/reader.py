@@ -158,13 +158,26 @@ def read_result(path: Path) -> Trial:
     status = f.choice("status", STATUSES)
     counted = status != "infra"
     score = f.number("score", low=0.0, high=1.0, null=not counted)
+    passed, pass_line = f.bool("passed", null=not counted), f.number("pass_line", low=0.0, high=1.0)
+    _check_verdict(path, status, score, passed, pass_line)
     return Trial(task=task, trial=trial, family=f.str("family"), split=f.str("split"), status=status,
                  reason=f.str("reason", null=True), seconds=f.number("seconds", low=0.0, null=True),
                  answer_source=f.choice("answer_source", ANSWER_SOURCES, null=True), score=score,
-                 passed=f.bool("passed", null=not counted), pass_line=f.number("pass_line", low=0.0, high=1.0),
+                 passed=passed, pass_line=pass_line,
                  checks=tuple(_check(f, i) for i in range(len(f.list("checks")))),
                  usage=_usage(f), retries=f.int("retries", low=0), grader_hash=f.str("grader_hash", null=True),
                  folder=path.parent)
+
+
+def _check_verdict(path: Path, status: str, score: float | None, passed: bool | None, pass_line: float) -> None:
+    """A counted trial's verdict is its score against its pass line; a trial that ended without a scored
+    answer scores 0 and fails. A file that says otherwise was not written by overdub eval."""
+    if status in ("failed", "timeout", "invalid") and (score != 0.0 or passed is not False):
+        raise UsageError(f"{path}: status {status!r} with score = {score}, passed = {json.dumps(passed)}: "
+                         "expected score 0.0 and passed false")
+    if score is not None and passed is not None and passed != (score >= pass_line):
+        raise UsageError(f"{path}: passed = {json.dumps(passed)} with score {score} and pass_line {pass_line}: "
+                         f"expected passed = score >= pass_line ({json.dumps(score >= pass_line)})")
 
 
 def _check(f: "_Fields", i: int) -> CheckRecord:

@@ -37,6 +37,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-reference", action="store_true",
                         help="leave out the bench's oracle and baseline scores (scored once, then cached)")
     args = parser.parse_args(argv)
+    if args.regrade and (args.html is not None or args.no_reference):
+        parser.error("--regrade rescores the stored answers and prints only that; it takes --json, "
+                     "not --html or --no-reference")
     run = load_run(args.out)
     if args.regrade:
         from .regrade import regrade, regrade_text
@@ -101,7 +104,8 @@ def _group_lines(name: str, g: dict[str, Any], *, short: bool = False) -> list[s
            f"mean score {_f(g['mean_score'], 3)} {_interval(g['mean_score_ci95'])} (bootstrap 95%)"]
     if short:
         return out
-    out.append(f"  pass^k, k = 1..{len(g['pass_hat_k'])}: {ks or '-'}   "
+    span = f", k = 1..{len(g['pass_hat_k'])}" if g["pass_hat_k"] else ""
+    out.append(f"  pass^k{span}: {ks or '-'}   "
                f"oracle {_f(g['oracle_score'], 3)}, baseline {_f(g['baseline_score'], 3)}")
     out.append(f"  retries {g['retries']}, failed {g['failed']}, timeouts {g['timeouts']}, invalid {g['invalid']}, "
                f"infra {g['infra']} (not counted); high variance: {', '.join(g['high_variance_tasks']) or 'none'}")

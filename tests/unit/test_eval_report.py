@@ -129,6 +129,8 @@ def test_html_is_one_file_with_inline_svg_figures(run, tmp_path, capsys):
     # nothing loaded from elsewhere: SVG's own references point inside the page (url(#id), href="#id")
     assert not re.search(r"<(script|link|img|iframe)\b|\bsrc=|url\((?!#)|href=\"(?!#)|@import", page)
     assert sorted(tmp_path.iterdir()) == sorted([run, out])  # one file, no figure files beside it
+    assert report(run, "--no-reference", "--html", out) == 0
+    assert out.read_text(encoding="utf-8") == page  # the same run, the same file
 
 
 def test_html_without_matplotlib_is_one_line(run, tmp_path, capsys, monkeypatch):
@@ -153,6 +155,9 @@ def test_the_report_modules_load_no_matplotlib():
      f"{LIFT}/1/result.json: score = \"high\": expected a number in [0.0, 1.0]"),
     (lambda r: _edit(r / LIFT / "1" / "result.json", status="done"), f"{LIFT}/1/result.json: status = \"done\""),
     (lambda r: _edit(r / LIFT / "1" / "result.json", trial=4), f"{LIFT}/1/result.json: task, trial"),
+    (lambda r: _edit(r / LIFT / "2" / "result.json", passed=True), f"{LIFT}/2/result.json: passed = true with score 0.5"),
+    (lambda r: _edit(r / LIFT / "3" / "result.json", score=0.95, passed=True),
+     f"{LIFT}/3/result.json: status 'timeout' with score = 0.95"),
     (lambda r: _edit(r / LIFT / "1" / "result.json", checks=[{"id": "x"}]),
      f"{LIFT}/1/result.json: checks[0].target: missing"),
 ])
@@ -161,6 +166,11 @@ def test_bad_run_directory_is_one_line_naming_the_file(run, capsys, break_it, na
     assert report(run, "--no-reference") == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and named in err, err
+
+
+def test_regrade_is_not_combined_with_html(run, tmp_path, capsys):
+    assert report(run, "--regrade", "--html", tmp_path / "r.html") == 2
+    assert "--regrade rescores the stored answers" in capsys.readouterr().err
 
 
 def test_not_a_directory(tmp_path, capsys):
