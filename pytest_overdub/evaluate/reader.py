@@ -48,6 +48,7 @@ class Trial:
     reason: str | None
     seconds: float | None
     answer_source: str | None
+    answer_sha256: str | None
     score: float | None
     passed: bool | None
     pass_line: float
@@ -162,7 +163,8 @@ def read_result(path: Path) -> Trial:
     _check_verdict(path, status, score, passed, pass_line)
     return Trial(task=task, trial=trial, family=f.str("family"), split=f.str("split"), status=status,
                  reason=f.str("reason", null=True), seconds=f.number("seconds", low=0.0, null=True),
-                 answer_source=f.choice("answer_source", ANSWER_SOURCES, null=True), score=score,
+                 answer_source=f.choice("answer_source", ANSWER_SOURCES, null=True),
+                 answer_sha256=f.str("answer_sha256", null=True), score=score,
                  passed=passed, pass_line=pass_line,
                  checks=tuple(_check(f, i) for i in range(len(f.list("checks")))),
                  usage=_usage(f), retries=f.int("retries", low=0), grader_hash=f.str("grader_hash", null=True),

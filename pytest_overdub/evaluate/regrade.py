@@ -1,10 +1,11 @@
 """``overdub report OUT --regrade``: rescore every stored answer with the installed bench.
 
-An answer is stored as ``OUT/<task>/<trial>/<answer_source>`` (``answer.json`` or ``calls.json``); it is
-read as a submission (:func:`~pytest_overdub.song.submission.load_submission`) and scored on the installed
+The answer that was scored is ``OUT/<task>/<trial>/answer.json`` (the runner's copy), else the file its
+``answer_source`` names (``answer.json`` or ``calls.json``) in the trial folder; it is read as a submission (:func:`~pytest_overdub.song.submission.load_submission`) and scored on the installed
 task (:func:`~pytest_overdub.bench.tasks.score_task`). Only ``scored`` and ``invalid`` trials are
 regraded: a ``failed`` or ``timeout`` trial scored 0 because of the agent, not the grader. An answer that
-no longer reads as a submission scores 0 (status ``invalid``). A verdict is ``passed`` (score at or over
+no longer reads as a submission, or whose ops are refused, scores 0 (status ``invalid``); an answer whose
+sha256 is not the ``answer_sha256`` recorded is flagged (it changed after it was scored). A verdict is ``passed`` (score at or over
 the trial's pass line); every verdict that changed is listed with its score change, and every task whose
 grader hash (:func:`~pytest_overdub.bench.tasks.grader_hash`) differs from the one in ``run.json``.
 Nothing in OUT is rewritten: the run stays the record of what was scored then.
@@ -12,6 +13,8 @@ Nothing in OUT is rewritten: the run stays the record of what was scored then.
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import Any
 
 from ..errors import OverdubError
@@ -30,19 +33,21 @@ def regrade(run: Run) -> dict[str, Any]:
     tasks = {tid: bench.task(tid) for tid in sorted({t.task for t in run.trials}) if tid in known}
     verdicts, scores, skipped, unchanged = [], [], [], 0
     for trial in run.trials:
-        if trial.status not in ("scored", "invalid") or trial.answer_source is None:
+        path = _answer_path(trial)
+        if trial.status not in ("scored", "invalid") or (path is None and trial.answer_source is None):
             continue
         name = f"{trial.task}/{trial.trial}"
         if trial.task not in tasks:
             skipped.append({"trial": name, "why": "the installed bench has no such task"})
             continue
-        if not (trial.folder / trial.answer_source).is_file():
-            skipped.append({"trial": name, "why": f"{trial.answer_source} is missing"})
+        if path is None:
+            names = " and ".join(dict.fromkeys(("answer.json", trial.answer_source)))
+            skipped.append({"trial": name, "why": f"{names} missing"})
             continue
-        row = _rescore(trial, tasks[trial.task], bench)
+        row = _rescore(trial, path, tasks[trial.task], bench)
         if row["passed_after"] != row["passed_before"]:
             verdicts.append(row)
-        elif abs(row["score_after"] - row["score_before"]) > SCORE_TOLERANCE:
+        elif abs(row["score_after"] - row["score_before"]) > SCORE_TOLERANCE or row["answer_changed"]:
             scores.append(row)
         else:
             unchanged += 1
@@ -54,26 +59,41 @@ def regrade(run: Run) -> dict[str, Any]:
                                     for tid, h in installed.items() if stored.get(tid) != h}}
 
 
-def _rescore(trial: Trial, task: Any, bench: Any) -> dict[str, Any]:
+def _answer_path(trial: Trial) -> Path | None:
+    for name in ("answer.json", trial.answer_source):
+        if name is not None and (trial.folder / name).is_file():
+            return trial.folder / name
+    return None
+
+
+def _rescore(trial: Trial, path: Path, task: Any, bench: Any) -> dict[str, Any]:
     from ..bench.tasks import score_task
     from ..song.submission import load_submission
 
-    path = trial.folder / trial.answer_source
     try:
         sub = load_submission(path)
     except OverdubError as exc:
-        status, score, reason = "invalid", 0.0, str(exc)
+        status, score, reason, sha = "invalid", 0.0, str(exc), _sha256(path)
     else:
         result = score_task(task, sub, bench=bench)
-        status, score, reason = "scored", result.score, result.error
-    return {"trial": f"{trial.task}/{trial.trial}", "status_before": trial.status, "status_after": status,
-            "score_before": trial.score, "score_after": score, "passed_before": bool(trial.passed),
-            "passed_after": score >= trial.pass_line, "reason": reason}
+        status = "invalid" if result.error else "scored"  # refused ops: the runner's "invalid" too
+        score, reason, sha = (0.0 if result.error else result.score), result.error, sub.sha256
+    return {"trial": f"{trial.task}/{trial.trial}", "answer": path.name, "status_before": trial.status,
+            "status_after": status, "score_before": trial.score, "score_after": score,
+            "passed_before": bool(trial.passed), "passed_after": score >= trial.pass_line, "reason": reason,
+            "answer_changed": trial.answer_sha256 is not None and sha != trial.answer_sha256}
+
+
+def _sha256(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def regrade_text(r: dict[str, Any]) -> str:
     lines = [f"regraded {r['regraded']} stored answers with the installed bench: "
-             f"{len(r['verdicts_changed'])} verdicts changed, {len(r['scores_changed'])} other scores changed, "
+             f"{len(r['verdicts_changed'])} verdicts changed, {len(r['scores_changed'])} other scores or answers changed, "
              f"{r['unchanged']} unchanged"]
     for row in r["verdicts_changed"]:
         lines.append(f"  VERDICT {row['trial']}: {_verdict(row['passed_before'])} -> "
@@ -95,6 +115,8 @@ def _change(row: dict[str, Any]) -> str:
     text = f"score {row['score_before']:.3f} -> {row['score_after']:.3f}"
     if row["status_after"] != row["status_before"]:
         text += f", {row['status_before']} -> {row['status_after']}"
+    if row["answer_changed"]:
+        text += f"; {row['answer']} is not the answer that was scored (its sha256 differs from result.json's)"
     return text + (f": {row['reason']}" if row["reason"] else "")
 
 

@@ -23,13 +23,14 @@ def run_json(tasks: list[str], trials: int, *, agent: str = "test-agent",
 
 def result_json(task: str, trial: int, score: float | None, *, status: str = "scored", split: str = "train",
                 seconds: float = 10.0, usage: dict | None = None, retries: int = 0,
-                checks: list[dict] | None = None, answer_source: str | None = None) -> dict[str, Any]:
+                checks: list[dict] | None = None, answer_source: str | None = None,
+                answer_sha256: str | None = None) -> dict[str, Any]:
     counted = status != "infra"
     if status in ("failed", "timeout", "invalid"):
         score = 0.0
     return {"task": task, "trial": trial, "family": FAMILY[task.split("-")[0]], "split": split,
             "status": status, "reason": None if status == "scored" else f"{status} on purpose",
-            "exit_code": 0, "seconds": seconds, "answer_source": answer_source, "answer_sha256": None,
+            "exit_code": 0, "seconds": seconds, "answer_source": answer_source, "answer_sha256": answer_sha256,
             "score": score if counted else None, "passed": (score >= 0.9) if counted else None,
             "pass_line": 0.9,
             "checks": checks if checks is not None else [

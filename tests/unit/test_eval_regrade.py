@@ -39,7 +39,7 @@ def test_an_oracle_answer_that_passed_still_passes(tmp_path, bench, capsys):
     code, out = regrade(run, capsys)
     assert code == 0
     assert out.splitlines() == [
-        "regraded 1 stored answers with the installed bench: 0 verdicts changed, 0 other scores changed, 1 unchanged",
+        "regraded 1 stored answers with the installed bench: 0 verdicts changed, 0 other scores or answers changed, 1 unchanged",
         "grader hash: the same as run.json's for every task"]
 
 
@@ -49,11 +49,12 @@ def test_a_changed_verdict_is_listed_with_its_score_change(tmp_path, bench, caps
     (run / TASK / "2" / "answer.json").write_text('{"not": "a submission"}')
     ops = json.loads(bench.oracle_path(TASK).read_text())["ops"]
     (run / TASK / "4" / "calls.json").write_text(json.dumps({"calls": [{"tool": "apply_ops", "input": {"ops": ops}}]}))
+    (run / TASK / "4" / "answer.json").unlink()  # no copy: the MCP log named by answer_source is the answer
     code, out = regrade(run, capsys)
     assert code == 1
     lines = out.splitlines()
     assert lines[0] == ("regraded 4 stored answers with the installed bench: 2 verdicts changed, "
-                        "0 other scores changed, 2 unchanged")  # trial 3 failed: no answer was scored
+                        "0 other scores or answers changed, 2 unchanged")  # trial 3 failed: no answer was scored
     assert lines[1] == f"  VERDICT {TASK}/0: failed -> passed, score 0.300 -> 1.000"
     assert lines[2] == f"  VERDICT {TASK}/4: failed -> passed, score 0.000 -> 1.000"
     data = json.loads(regrade(run, capsys, "--json")[1])
@@ -78,6 +79,20 @@ def test_an_answer_that_no_longer_reads_scores_zero_and_a_missing_one_is_said(tm
     code, out = regrade(run, capsys)
     assert code == 1
     assert f"  VERDICT {TASK}/0: passed -> failed, score 1.000 -> 0.000, scored -> invalid: " in out
-    assert f"  not regraded {TASK}/1: answer.json is missing" in out
+    assert f"  not regraded {TASK}/1: answer.json missing" in out
     stored = json.loads((run / TASK / "0" / "result.json").read_text())
     assert (stored["status"], stored["score"]) == ("scored", 1.0)  # nothing in the run is rewritten
+
+
+def test_an_answer_that_changed_after_it_was_scored_is_flagged(tmp_path, bench, capsys):
+    run = make_run(tmp_path, bench, [1.0], {0: {"answer_sha256": "0" * 64}})
+    code, out = regrade(run, capsys)
+    assert code == 0
+    assert (f"  score   {TASK}/0: still passed, score 1.000 -> 1.000; answer.json is not the answer that was "
+            "scored (its sha256 differs from result.json's)") in out.splitlines()
+
+
+def test_the_runners_copy_is_preferred_to_the_session_log(tmp_path, bench, capsys):
+    run = make_run(tmp_path, bench, [1.0], {0: {"answer_source": "calls.json"}})
+    (run / TASK / "0" / "calls.json").write_text('{"calls": "garbage"}')  # answer.json is what was scored
+    assert regrade(run, capsys)[0] == 0
