@@ -129,3 +129,21 @@ def test_paired_bootstrap_of_a_shift_is_that_shift():
 def test_paired_bootstrap_refuses_unequal_pairs():
     with pytest.raises(ValueError):
         paired_bootstrap_diff_ci([([0.1, 0.2], [0.1])], seed=0)
+
+
+scores = st.lists(st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.9, 1.0]), min_size=1, max_size=4), min_size=1,
+                  max_size=6)
+
+
+@given(tasks=scores, seed=st.integers(0, 2 ** 32))
+def test_bootstrap_interval_lies_between_the_extreme_task_values(tasks, seed):
+    lo, hi = bootstrap_mean_ci(tasks, seed=seed, resamples=500)
+    assert min(min(t) for t in tasks) <= lo <= hi <= max(max(t) for t in tasks)
+
+
+@given(tasks=scores, shift=st.sampled_from([-0.5, -0.1, 0.0, 0.3]), seed=st.integers(0, 2 ** 32))
+def test_paired_bootstrap_swapped_is_negated(tasks, shift, seed):
+    other = [[min(1.0, max(0.0, x + shift * (i % 2))) for i, x in enumerate(t)] for t in tasks]
+    ab = paired_bootstrap_diff_ci(list(zip(tasks, other)), seed=seed, resamples=500)
+    ba = paired_bootstrap_diff_ci(list(zip(other, tasks)), seed=seed, resamples=500)
+    assert ab == pytest.approx((-ba[1], -ba[0]), abs=1e-12)
