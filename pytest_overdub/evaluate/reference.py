@@ -73,4 +73,6 @@ def _write_cache(path: Path, tasks: dict[str, dict[str, Any]]) -> None:
                        encoding="utf-8")
         os.replace(tmp, path)
     except OSError as exc:
-        raise UsageError(f"{path}: cannot write: {exc.strerror}") from None
+        tmp.unlink(missing_ok=True)
+        raise UsageError(f"{path}: cannot write: {exc.strerror} (--no-reference leaves the oracle and "
+                         "baseline out)") from None

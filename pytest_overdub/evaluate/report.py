@@ -57,12 +57,12 @@ def main(argv: list[str]) -> int:
 
         reference = bench_reference(run.root, sorted(run.by_task()))
     summary = build_summary(run, reference=reference)
-    write_summary(run.root, summary)
     if args.html is not None:
         from .html import write_html
 
         write_html(args.html, summary, run)
     print(json.dumps(summary, indent=2) if args.json else summary_text(summary))
+    write_summary(run.root, summary)  # after the report: a run folder that cannot be written is still read
     return 0
 
 

@@ -178,5 +178,6 @@ def write_summary(root: Path, summary: dict[str, Any]) -> Path:
         tmp.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, path)
     except OSError as exc:
+        tmp.unlink(missing_ok=True)
         raise UsageError(f"{path}: cannot write: {exc.strerror}") from None
     return path

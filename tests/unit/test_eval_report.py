@@ -173,6 +173,15 @@ def test_regrade_is_not_combined_with_html(run, tmp_path, capsys):
     assert "--regrade rescores the stored answers" in capsys.readouterr().err
 
 
+def test_a_summary_that_cannot_be_written_comes_after_the_report(run, capsys):
+    (run / "summary.json").mkdir()  # unwritable even for root
+    assert report(run, "--no-reference") == 2
+    out, err = capsys.readouterr()
+    assert out.startswith("agent test-agent:")
+    assert err.count("\n") == 1 and "summary.json: cannot write" in err
+    assert not (run / "summary.json.tmp").exists()
+
+
 def test_not_a_directory(tmp_path, capsys):
     assert report(tmp_path / "nowhere") == 2
     assert "nowhere: not a directory" in capsys.readouterr().err
