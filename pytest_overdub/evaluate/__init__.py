@@ -1,2 +1,2 @@
-"""Evaluating an agent: running it on the tasks (``overdub eval``) and reading the run (``overdub report``,
-``overdub compare``). The run directory's layout is described in README.md, "Evaluating an agent"."""
+"""Evaluating an agent: ``overdub eval`` runs it on the tasks, trial after trial, into a run folder;
+``overdub report`` and ``overdub compare`` read that folder (README.md, "Evaluating an agent")."""
