@@ -26,9 +26,11 @@ from ..errors import StudioError
 from ..song.ids import stable_ids
 from ..song.model import Song
 
-#: The figures' units (``overdub measure``'s table); ``bandRel.*`` are dB.
+#: The figures read on a span (and each track's stem), besides ``bandRel.*`` and the key; ``overdub
+#: measure`` names them the same (its ``onsetsPerSec`` is left out here: no check of a mix reads it).
+FIGURES = ("lufs", "lufsShortMax", "lra", "truePeak", "peak", "rms", "crest", "centroid", "correlation", "sideDb")
+#: The short figures of each bar (``series="bars"``).
 BAR_FIGURES = ("lufs", "truePeak", "peak", "rms")
-_NOT_FIGURES = ("sr", "durationS", "channels", "refused")
 
 
 class Listener:
@@ -74,7 +76,7 @@ class Listener:
         r = render(stable, tracks=ids, cache=self.cache, trust_kernels=self.trusted)
         tl = r.timeline
         a, b = span_frames(tl, lo, hi)
-        out["span"] = {"from_beats": tl.frames_to_beats(a), "to_beats": tl.frames_to_beats(b),
+        out["span"] = {"from_beats": round(tl.frames_to_beats(a), 6), "to_beats": round(tl.frames_to_beats(b), 6),
                        "seconds": round((b - a) / r.sr, 6), **({"section": section_name} if section_name else {})}
         out.update(_figures(r.mix[:, a:b], r.sr))
         out["units"] = _units()
@@ -129,18 +131,35 @@ def _heard(song: Song, stable: Song, tracks: Any) -> tuple[list[int], list[dict[
 
 
 def _figures(x, sr: int) -> dict[str, Any]:
-    """Every figure of ``overdub measure --json`` for ``x`` (refused ones null, with their reasons)."""
-    from ..measure.measurement import measure
+    """:data:`FIGURES` and the key of ``x``, each by the scorer's own call (``measure_metric``'s code,
+    ``detect_key``), so a figure here is bit for bit what a check reads; refused ones null, with reasons."""
+    from ..measure.key import detect_key
+    from ..measure.metrics import measure_metrics
+    from ..measure.minimums import shortfall
 
-    d = measure(x, sr=sr).as_dict()
-    figures = {k: _finite(v) for k, v in d.items() if k not in _NOT_FIGURES}
-    return {"figures": figures, "refused": dict(d["refused"])}
+    values, refused = measure_metrics(x, sr=sr, metrics=list(figure_names()))
+    figures: dict[str, Any] = {k: _finite(v) for k, v in values.items()}
+    reason = shortfall("key", x.shape[-1], sr)
+    if reason is None:
+        k = detect_key(x, sr=sr)
+        figures.update(key=f"{k.root} {k.scale}", keyConfidence=_finite(k.confidence),
+                       keyRunnerUp=f"{k.runner_up_root} {k.runner_up_scale}")
+    else:
+        figures.update(key=None, keyConfidence=None, keyRunnerUp=None)
+        refused.update(key=reason, keyConfidence=reason, keyRunnerUp=reason)
+    return {"figures": figures, "refused": refused}
+
+
+def figure_names() -> tuple[str, ...]:
+    """The metric names ``render_and_measure`` reads (docs/meters.md), in ``overdub measure``'s order."""
+    from ..measure.spectrum import BANDS
+
+    return FIGURES + tuple(f"bandRel.{b}" for b in BANDS)
 
 
 def _bars(mix, tl, a: int, b: int) -> list[dict[str, Any]]:
     """Short figures of each bar that overlaps frames [a, b) (cut to them): loudness, true peak, peak, rms."""
-    from ..errors import TooShortError
-    from ..measure.metrics import measure_metric
+    from ..measure.metrics import measure_metrics
 
     bpb = tl.beats_per_bar
     first = int(math.floor(tl.frames_to_beats(a) / bpb + 1e-9))
@@ -151,14 +170,10 @@ def _bars(mix, tl, a: int, b: int) -> list[dict[str, Any]]:
         e = min(tl.beats_to_frames((k + 1) * bpb), b)
         if s >= b or s >= e:
             break
-        row: dict[str, Any] = {"bar": k + 1, "from_beats": tl.frames_to_beats(s), "to_beats": tl.frames_to_beats(e)}
-        refused = {}
-        for name in BAR_FIGURES:
-            try:
-                row[name] = _finite(measure_metric(mix[:, s:e], sr=tl.sr, metric=name))
-            except TooShortError as exc:
-                row[name] = None
-                refused[name] = str(exc)
+        row: dict[str, Any] = {"bar": k + 1, "from_beats": round(tl.frames_to_beats(s), 6),
+                               "to_beats": round(tl.frames_to_beats(e), 6)}
+        values, refused = measure_metrics(mix[:, s:e], sr=tl.sr, metrics=list(BAR_FIGURES))
+        row.update({k: _finite(v) for k, v in values.items()})
         if refused:
             row["refused"] = refused
         out.append(row)
@@ -185,7 +200,7 @@ def _units() -> dict[str, str]:
     from ..measure.units import UNITS
     from ..measure.spectrum import BANDS
 
-    units = {k: v for k, v in UNITS.items() if k not in ("sr", "durationS")}
+    units = {k: v for k, v in UNITS.items() if k in FIGURES or k == "keyConfidence"}
     units.update({f"bandRel.{b}": "dB" for b in BANDS})
     units["key"] = "root and scale"
     return units
