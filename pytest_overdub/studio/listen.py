@@ -81,6 +81,10 @@ class Listener:
         r = self._render(stable, ids)
         tl = r.timeline
         a, b = span_frames(tl, lo, hi)
+        if a >= b:
+            end = round(tl.frames_to_beats(tl.n_frames), 6)
+            raise StudioError(f"render_and_measure: from = {lo:g}: allowed a beat before the render's end, "
+                              f"{end:g} (the song and its {tl.tail_s:g} s tail)")
         out["span"] = {"from_beats": round(tl.frames_to_beats(a), 6), "to_beats": round(tl.frames_to_beats(b), 6),
                        "seconds": round((b - a) / r.sr, 6), **({"section": section_name} if section_name else {})}
         out.update(_figures(r.mix[:, a:b], r.sr))

@@ -366,6 +366,7 @@ def test_per_track_bars_and_muted_tracks(studio):
     ({"section": "Verse", "from_beats": 0}, "give either section or from/to, not both"),
     ({"from_beats": 4, "to_beats": 2}, "to = 2: allowed a beat after from"),
     ({"from_beats": -1}, "from = -1: allowed a number of beats >= 0"),
+    ({"from_beats": 40}, "from = 40: allowed a beat before the render's end, 18.3 (the song and its 1.5 s tail)"),
     ({"tracks": ["Vox"]}, 'tracks: "Vox" is not a track'),
     ({"series": "beats"}, 'series = "beats": allowed "bars" or none'),
 ])
@@ -383,3 +384,14 @@ def test_per_track_figures_follow_the_fader_and_are_kept_for_unchanged_stems(stu
         assert after["Bass"]["figures"][name] == pytest.approx(before["Bass"]["figures"][name] - 4, abs=1e-6)
     # the spectrum is float32 (docs/meters.md): a scaled stem keeps its centroid to float32 rounding
     assert after["Bass"]["figures"]["centroid"] == pytest.approx(before["Bass"]["figures"]["centroid"], rel=1e-6)
+
+
+@pytest.mark.slow
+def test_a_kernel_that_hangs_in_the_sandbox_is_a_finding_not_a_hung_session(tmp_path):
+    studio = Studio.for_song(TINY, trusted=False)
+    kernel = "def process(x, params, ctx):\n    while True:\n        pass\n"
+    r = studio.define_device(device={"id": "my.hang", "kind": "effect", "kernel": kernel}, use_on={"track": "Bass"})
+    assert r["ok"] is False
+    assert "timeout" in r["findings"][0]["message"] or "time limit" in r["findings"][0]["message"]
+    assert r["on_track"] is None and len(r["findings"]) == 1
+    assert studio.undo()["undone"] == "define_device my.hang on Bass"
