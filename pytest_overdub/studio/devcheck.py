@@ -10,7 +10,8 @@ them (so a fault is what the scorer would see: a ``fault`` or ``error`` warning,
 * an **instrument** playing C4, E4 (0.25 s each) and G4 (0.5 s), one every 0.5 s, at 120 bpm.
 
 All of it runs in one kernel session (a device that faults is not built again, and the kernels share one
-time budget, so a hung kernel costs one timeout). Both renders run 3.5 s (a 2 s bar and the renderer's 1.5 s tail), the device at its declared defaults.
+time budget, so a hung kernel costs one timeout). The probes run 3.5 s (a 2 s bar and the renderer's
+1.5 s tail), the device at its declared defaults.
 Figures: ``peak`` (dBFS), ``truePeak`` (dBTP), ``lufs`` of the whole probe; ``tail_s``, the time from the
 end of the input (the last note's end) to the end of the last 10 ms frame whose peak is within 60 dB of
 the output's peak (``null`` and a finding when the output still rings at the end of the probe);

@@ -90,7 +90,8 @@ def _doc(name: str) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise StudioError(f"get_guide: cannot read {path}: {exc.strerror or exc} (the docs are not installed)") from None
+        raise StudioError(f"get_guide: cannot read {path}: {exc.strerror or exc} "
+                          f"(the docs are not installed)") from None
 
 
 def _spec_text(spec: DeviceSpec) -> str:

@@ -205,7 +205,8 @@ def test_export_is_the_current_song(studio):
 
 def test_the_log_replays_to_the_session_song_undo_included(studio, tmp_path):
     studio.apply_ops(ops=[_gain("Bass", -3)], label="a")
-    studio.define_device(device={"id": "my.half", "kind": "effect", "kernel": ECHO}, use_on={"track": "Bass", "index": 0})
+    studio.define_device(device={"id": "my.half", "kind": "effect", "kernel": ECHO},
+                         use_on={"track": "Bass", "index": 0})
     studio.apply_ops(ops=[{"type": "track.add", "track": {"name": "Pad", "instrument": {"device": "core.pad"}}}])
     studio.undo()
     studio.apply_ops(ops=[{"type": "track.add", "track": {"name": "Lead"}},
@@ -321,7 +322,8 @@ def test_render_and_measure_reads_what_the_scorer_reads(studio):
     from pytest_overdub.song.ids import stable_ids
 
     studio.apply_ops(ops=[{"type": "track.add", "track": {"name": "Pad", "instrument": {"device": "core.pad"}}},
-                          {"type": "clip.add", "track": "Pad", "clip": {"start": 8, "length": 8, "notes": "A3@0:8 C4@0:8"}}])
+                          {"type": "clip.add", "track": "Pad",
+                           "clip": {"start": 8, "length": 8, "notes": "A3@0:8 C4@0:8"}}])
     r = studio.render_and_measure(section="Chorus", tracks=["Pad", "Bass"])
     ctx = Context(start=studio.start, song=stable_ids(studio.song, start=studio.start), trusted=True)
     scope = Scope(tracks=["Pad", "Bass"], section="Chorus")
@@ -395,3 +397,21 @@ def test_a_kernel_that_hangs_in_the_sandbox_is_a_finding_not_a_hung_session(tmp_
     assert "timeout" in r["findings"][0]["message"] or "time limit" in r["findings"][0]["message"]
     assert r["on_track"] is None and len(r["findings"]) == 1
     assert studio.undo()["undone"] == "define_device my.hang on Bass"
+
+
+def test_calls_from_several_threads_lose_no_edit(studio):
+    import threading
+
+    def edits(track: str) -> None:
+        for i in range(40):
+            studio.apply_ops(ops=[_gain(track, -0.5 * i)])
+
+    threads = [threading.Thread(target=edits, args=(name,)) for name in ("Bass", "Drums")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert studio.get_history()["undo_steps"] == 80
+    assert (studio.song.track("Bass").gain, studio.song.track("Drums").gain) == (-19.5, -19.5)
+    sub = submission_from_data(studio.log)
+    assert apply_transactions(studio.start, [list(t) for t in sub.transactions]) == studio.song
