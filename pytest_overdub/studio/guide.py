@@ -81,8 +81,7 @@ def docs_dir() -> Path:
     """Where the project's pages are: the checkout's ``docs/``, else the wheel's ``pytest_overdub/data/docs``."""
     from ..bench.tasks import bundled_bench
 
-    root = bundled_bench().root
-    return root / "docs" if (root / "docs").is_dir() else root.parent / "docs"
+    return bundled_bench().root / "docs"
 
 
 def _doc(name: str) -> str:
