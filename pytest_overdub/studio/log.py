@@ -4,7 +4,9 @@
 after each successful ``apply_ops``, ``define_device`` and ``undo``: written to a temporary file in the
 same folder, flushed to disk, then moved over the log with :func:`os.replace`, so a reader (or a session
 killed mid-write) sees the previous log or the new one, never half of one. ``overdub score TASK log.json``
-replays it (``undo`` drops the last call still applied) to the song the session ended with.
+replays it (``undo`` drops the last call still applied) to the song the session ended with. A call that
+would take the log over a submission's limits (:mod:`pytest_overdub.song.limits`: ``file_bytes``; the
+session checks ``ops`` and ``transactions``) is refused, so the log always stays one the scorer reads.
 """
 
 from __future__ import annotations
@@ -40,14 +42,26 @@ class CallLog:
             self.calls.pop()
             raise
 
+    def _text(self) -> str:
+        """The log's JSON text; StudioError when it would be over the submission file limit (``file_bytes``),
+        since a log the scorer refuses to read is no answer."""
+        from ..song import limits
+
+        text = json.dumps(self.data(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+        size = len(text.encode("utf-8"))
+        if size > limits.LIMITS.file_bytes:
+            raise StudioError(f"log: {size} bytes with this call, over the limit file_bytes = "
+                              f"{limits.LIMITS.file_bytes} of a submission the scorer reads")
+        return text
+
     def data(self) -> dict[str, Any]:
         return {"calls": list(self.calls)}
 
     def _write(self) -> None:
+        text = self._text()
         if self.path is None:
             return
         folder = self.path.parent
-        text = json.dumps(self.data(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
         tmp = None
         try:
             fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=folder)

@@ -81,6 +81,7 @@ class Studio:
         self._bench = bench
         self._trusted = trust_kernels_default() if trusted is None else bool(trusted)
         self._history = History()
+        self._still_applied: list[int] = []  # op counts of the calls still applied, oldest first (the log's limits)
         self._log = CallLog(log_path)
         self._listener = None
         self._lock = threading.RLock()
@@ -177,6 +178,7 @@ class Studio:
         if not ops:
             raise StudioError("apply_ops: ops = []: allowed a list of at least one op (an empty list changes nothing)")
         given = _label(label, "apply_ops")
+        self._check_room(len(ops), "apply_ops")
         new = self._applied(ops, what="apply_ops")
         types = list(dict.fromkeys(str(o.get("type")) for o in ops))
         label = given or f"{len(ops)} op{'s' if len(ops) != 1 else ''}: {', '.join(types)}"
@@ -207,6 +209,7 @@ class Studio:
             ops = define_device_ops(tool_input, "define_device")
         except SubmissionError as exc:
             raise StudioError(str(exc)) from None
+        self._check_room(len(ops), "define_device")
         new = self._applied(ops, what="define_device", parts=("device", "use_on"))
         from .devcheck import check_device
 
@@ -233,6 +236,7 @@ class Studio:
             raise
         changed = _changes(self._song, step.before)
         self._song = step.before
+        self._still_applied.pop()
         return {"notice": CONTENT_NOTICE, "undone": step.label, "tool": step.tool, "changed": changed,
                 "undo_steps": len(self._history)}
 
@@ -291,8 +295,22 @@ class Studio:
         self._log.append(tool, tool_input)
         changed = _changes(self._song, new)
         self._history.push(Step(before=self._song, label=label, tool=tool, n_ops=n_ops))
+        self._still_applied.append(n_ops)
         self._song = new
         return changed
+
+    def _check_room(self, n_ops: int, what: str) -> None:
+        """Refuse a call that would take the session's answer over a submission's limits (the log replays
+        the calls still applied: at most ``transactions`` of them and ``ops`` ops in all)."""
+        from ..song import limits
+
+        calls, ops = len(self._still_applied), sum(self._still_applied)
+        if calls + 1 > limits.LIMITS.transactions:
+            raise StudioError(f"{what}: the session holds {calls} calls still applied, the limit transactions = "
+                              f"{limits.LIMITS.transactions} of a submission; undo some, or export the song")
+        if ops + n_ops > limits.LIMITS.ops:
+            raise StudioError(f"{what}: {n_ops} op(s) more make {ops + n_ops}, over the limit ops = "
+                              f"{limits.LIMITS.ops} of a submission; undo some, or export the song")
 
 
 def _label(label: Any, what: str) -> str | None:

@@ -417,3 +417,28 @@ def test_calls_from_several_threads_lose_no_edit(studio):
     assert (studio.song.track("Bass").gain, studio.song.track("Drums").gain) == (-19.5, -19.5)
     sub = submission_from_data(studio.log)
     assert apply_transactions(studio.start, [list(t) for t in sub.transactions]) == studio.song
+
+
+def test_a_call_that_would_make_the_log_unscorable_is_refused(studio, monkeypatch, tmp_path):
+    import dataclasses
+
+    from pytest_overdub.song import limits
+
+    monkeypatch.setattr(limits, "LIMITS", dataclasses.replace(limits.LIMITS, ops=3, transactions=2))
+    studio.apply_ops(ops=[_gain("Bass", -1), _gain("Bass", -2)])
+    with pytest.raises(StudioError, match="2 op\\(s\\) more make 4, over the limit ops = 3"):
+        studio.apply_ops(ops=[_gain("Bass", -3), _gain("Bass", -4)])
+    studio.apply_ops(ops=[_gain("Drums", -1)])
+    with pytest.raises(StudioError, match="holds 2 calls still applied, the limit transactions = 2"):
+        studio.apply_ops(ops=[_gain("Drums", -2)])
+    studio.undo()
+    studio.apply_ops(ops=[_gain("Drums", -2)])  # undone calls leave the answer
+    size = len((tmp_path / "log.json").read_bytes())
+    monkeypatch.setattr(limits, "LIMITS", dataclasses.replace(limits.LIMITS, file_bytes=size + 60))
+    studio.undo()  # a shorter answer, a longer log (an undo line): still under
+    song = studio.song
+    with pytest.raises(StudioError, match="over the limit file_bytes"):
+        studio.apply_ops(ops=[_gain("Drums", -3)])
+    assert studio.song is song
+    assert submission_from_data(json.loads((tmp_path / "log.json").read_text())).transactions == \
+        ((_gain("Bass", -1), _gain("Bass", -2)),)
