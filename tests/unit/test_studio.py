@@ -442,3 +442,24 @@ def test_a_call_that_would_make_the_log_unscorable_is_refused(studio, monkeypatc
     assert studio.song is song
     assert submission_from_data(json.loads((tmp_path / "log.json").read_text())).transactions == \
         ((_gain("Bass", -1), _gain("Bass", -2)),)
+
+
+def test_an_instruments_tail_is_read_where_it_falls_60_db_under_the_peak(studio):
+    import math
+
+    kernel = ("def render(notes, params, ctx, n_frames):\n"
+              "    t = np.arange(n_frames) / ctx.sr\n"
+              "    out = np.zeros(n_frames)\n"
+              "    for n in notes:\n"
+              "        end = n.start_s + n.dur_s\n"
+              "        env = np.where(t < end, 1.0, np.exp(-(t - end) / 0.1))\n"
+              "        out += np.where(t >= n.start_s, 0.4 * np.sin(2 * np.pi * 440 * (t - n.start_s)) * env, 0.0)\n"
+              "    return np.vstack([out, out])\n")
+    r = studio.define_device(device={"id": "my.ring", "kind": "instrument", "kernel": kernel})
+    check = r["check"]
+    assert r["ok"] is True and check["input_end_s"] == 1.5
+    # the last note decays as 0.4 exp(-t / 0.1) from its end: it falls under peak - 60 dB after
+    # 0.1 ln(0.4 / (peak x 1e-3)) s; the check reads it to its 10 ms frame
+    want = 0.1 * math.log(0.4 / (10 ** (check["peak"] / 20) * 1e-3))
+    assert check["tail_s"] == pytest.approx(want, abs=0.011)
+    assert check["deterministic"] is True
