@@ -463,3 +463,20 @@ def test_an_instruments_tail_is_read_where_it_falls_60_db_under_the_peak(studio)
     want = 0.1 * math.log(0.4 / (10 ** (check["peak"] / 20) * 1e-3))
     assert check["tail_s"] == pytest.approx(want, abs=0.011)
     assert check["deterministic"] is True
+
+
+def test_a_kernel_that_differs_from_run_to_run_is_reported(studio):
+    import numpy as np
+
+    # in-process (trusted) a kernel can keep a count on a module it shares with the next build
+    kernel = ("def process(x, params, ctx):\n"
+              "    runs = np.__dict__.setdefault('_studio_test_runs', [0])\n"
+              "    runs[0] += 1\n"
+              "    return x * (1.0 + 1e-3 * runs[0])\n")
+    try:
+        r = studio.define_device(device={"id": "my.drift", "kind": "effect", "kernel": kernel})
+    finally:
+        np.__dict__.pop("_studio_test_runs", None)
+    assert r["ok"] is False and r["check"]["deterministic"] is False
+    assert [f["kind"] for f in r["findings"]] == ["nondeterministic"]
+    assert "two renders of the probe differ" in r["findings"][0]["message"]
