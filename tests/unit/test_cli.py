@@ -147,7 +147,7 @@ def test_list_json_carries_each_instruction_verbatim(capsys):
                                                   for p in files]
 
 
-@pytest.mark.parametrize("command", [["list"], ["run"], ["start", TASK], ["score", TASK, SONG]])
+@pytest.mark.parametrize("command", [["list"], ["run"], ["start", TASK], ["score", TASK, SONG], ["mcp", "--task", TASK]])
 @pytest.mark.parametrize("bench, message", [
     ("/nonexistent", "argument --bench: /nonexistent: no such folder; want a bench folder holding tasks/"),
     ("{tmp}", "argument --bench: {tmp} has no task files in {tmp}/tasks; want a bench folder holding tasks/"),
@@ -209,7 +209,7 @@ def test_unknown_command_is_one_line_with_the_closest(capsys):
     assert main(["scroe", "x"]) == 2
     err = capsys.readouterr().err
     assert err == ("overdub: unknown command 'scroe' (did you mean 'score'?); commands: run, list, start, score, "
-                   "render, measure, devices, schema, check-changed (see overdub --help)\n")
+                   "render, measure, devices, mcp, schema, check-changed (see overdub --help)\n")
 
 
 def test_help_exits_0(capsys):
