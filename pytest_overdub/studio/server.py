@@ -8,7 +8,9 @@ enums for ``topic``/``detail``/``kind``/``series``, and no argument beyond those
 
 Conventions:
 
-* A result is the Studio's JSON dict, sent both as structured content and as its JSON text.
+* A result is the Studio's JSON dict, sent both as structured content and as its JSON text. An error's
+  text is its one line; its structured content is ``{"error": line}`` plus the Studio's ``details`` (for a
+  refused op: ``op_index``, ``op_type``, ``field``, ``value``, ``allowed``).
 * Arguments are checked here first (unknown or missing names, JSON types, enums, minimums), then the
   Studio checks the rest (ops, devices, ranges). Any refusal (a :class:`~pytest_overdub.errors.OverdubError`:
   a bad op, a faulting kernel, an unknown track) is a tool error (``isError``) carrying its one line; the
@@ -231,22 +233,45 @@ def check_arguments(spec: ToolSpec, arguments: dict[str, Any] | None) -> dict[st
 # --- calls ---------------------------------------------------------------------------------------------
 
 
-def call_tool(studio: Any, name: str, arguments: dict[str, Any] | None) -> tuple[dict[str, Any] | None, str]:
-    """Run one tool: ``(result, its JSON text)``, or ``(None, the one-line error)``. Never raises for
-    anything a call can do (an Exception that is not an OverdubError is a bug: logged with its traceback,
-    answered as an internal error)."""
+@dataclass(frozen=True)
+class Outcome:
+    """One call's answer: ``data`` (the result, or ``{"error": line, "details"?: {...}}``), its JSON
+    ``text``, and whether it is an error."""
+
+    data: dict[str, Any]
+    text: str
+    is_error: bool
+
+
+def call_tool(studio: Any, name: str, arguments: dict[str, Any] | None) -> Outcome:
+    """Run one tool. Never raises for anything a call can do: a refusal (an OverdubError) is an error
+    outcome carrying its one line and, when the Studio gives them, its ``details`` (for a refused op:
+    op_index, op_type, field, value, allowed); any other Exception is a bug, logged with its traceback to
+    stderr and answered as an internal error."""
     specs = {s.name: s for s in tool_specs()}
     spec = specs.get(name)
     if spec is None:
-        return None, f"unknown tool {name!r}; tools: {', '.join(specs)}"
+        return _error(f"unknown tool {name!r}; tools: {', '.join(specs)}")
     try:
         result = spec.call(studio, check_arguments(spec, arguments))
-        return result, json.dumps(result, ensure_ascii=False, allow_nan=False)
+        return Outcome(result, json.dumps(result, ensure_ascii=False, allow_nan=False), False)
     except OverdubError as exc:
-        return None, _one_line(str(exc))
+        return _error(str(exc), getattr(exc, "details", None))
     except Exception as exc:  # noqa: BLE001 - the server answers every call and keeps serving
         logger.exception("tool %s failed", name)
-        return None, _one_line(f"{name}: internal error ({type(exc).__name__}: {exc}); please report it")
+        return _error(f"{name}: internal error ({type(exc).__name__}: {exc}); please report it")
+
+
+def _error(message: str, details: Any = None) -> Outcome:
+    line = _one_line(message)
+    data: dict[str, Any] = {"error": line}
+    if isinstance(details, dict) and details:
+        try:
+            json.dumps(details, allow_nan=False)
+            data["details"] = details
+        except (TypeError, ValueError):
+            pass
+    return Outcome(data, line, True)
 
 
 def _one_line(text: str) -> str:
@@ -269,11 +294,9 @@ def build_server(studio: Any) -> Any:
         return types.ListToolsResult(tools=tools)
 
     async def call(ctx: Any, params: Any) -> Any:
-        result, text = call_tool(studio, params.name, params.arguments)
-        content = [types.TextContent(type="text", text=text)]
-        if result is None:
-            return types.CallToolResult(content=content, is_error=True)
-        return types.CallToolResult(content=content, structured_content=result)
+        out = call_tool(studio, params.name, params.arguments)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=out.text)],
+                                    structured_content=out.data, is_error=out.is_error)
 
     return Server("overdub", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
                   on_call_tool=call)
