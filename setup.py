@@ -2,7 +2,8 @@
 
 The bench lives at the top of the checkout (``tasks/``, ``songs/``, ``oracles/``, ``near_misses/``);
 ``bundled_bench()`` reads them there in a checkout or an editable install, and from
-``pytest_overdub/data/<dir>`` in an installed wheel. Everything else is in pyproject.toml.
+``pytest_overdub/data/<dir>`` in an installed wheel; ``docs/*.md`` travel as ``pytest_overdub/data/docs``
+for the studio's guides. Everything else is in pyproject.toml.
 """
 
 from pathlib import Path
@@ -28,6 +29,9 @@ class BuildPyWithBench(build_py):
             target.mkdir(parents=True, exist_ok=True)
             for src in sorted((root / name).glob("*.json")):
                 shutil.copyfile(src, target / src.name)
+        (data / "docs").mkdir(parents=True, exist_ok=True)
+        for src in sorted((root / "docs").glob("*.md")):  # the studio's guides read them (studio/guide.py)
+            shutil.copyfile(src, data / "docs" / src.name)
 
 
 setup(cmdclass={"build_py": BuildPyWithBench})

@@ -49,3 +49,13 @@ class KernelError(OverdubError):
 
 class UsageError(OverdubError):
     """A command-line argument outside what is allowed: a bad number, a path that cannot serve."""
+
+
+class StudioError(OverdubError):
+    """A studio tool call that was refused (a bad op, an unknown track, section or device, nothing to undo);
+    the session's song is unchanged. ``details`` holds what a client may want to show structurally (for a
+    refused op: ``op_index``, ``op_type``, ``field``, ``value``, ``allowed``)."""
+
+    def __init__(self, message: str, *, details: dict | None = None):
+        super().__init__(message)
+        self.details = dict(details or {})

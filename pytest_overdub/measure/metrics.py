@@ -84,6 +84,62 @@ def measure_metric(x: np.ndarray, *, sr: int, metric: str) -> float:
     parsed = parse_metric(metric)
     arr, rate = as_signal(x, sr)
     require(metric, arr.shape[1], rate)
+    return _value(_Shared(arr, rate), parsed)
+
+
+def measure_metrics(x: np.ndarray, *, sr: int, metrics: list[str]) -> tuple[dict[str, float | None], dict[str, str]]:
+    """Several metrics of one signal, each exactly the value :func:`measure_metric` gives (the same code),
+    with what they share computed once (one K-weighting for the loudness figures, one spectrum for the bands
+    and the centroid). Returns ``(values, refused)``: a metric the signal is too short for is None in
+    ``values`` and ``refused`` maps it to the reason."""
+    from pytest_overdub.measure.minimums import shortfall
+
+    parsed = {name: parse_metric(name) for name in metrics}
+    arr, rate = as_signal(x, sr)
+    shared = _Shared(arr, rate)
+    values: dict[str, float | None] = {}
+    refused: dict[str, str] = {}
+    for name, p in parsed.items():
+        reason = shortfall(name, arr.shape[1], rate)
+        if reason is not None:
+            values[name], refused[name] = None, reason
+        else:
+            values[name] = _value(shared, p)
+    return values, refused
+
+
+class _Shared:
+    """A validated signal and the intermediates its metrics share, each computed on first use."""
+
+    def __init__(self, arr: np.ndarray, rate: int):
+        self.arr, self.rate = arr, rate
+        self._seg = self._spectrum = self._mean_square = None
+
+    @property
+    def seg(self):
+        if self._seg is None:
+            from pytest_overdub.measure import loudness
+
+            self._seg = loudness.KSegments.of(self.arr, sr=self.rate)
+        return self._seg
+
+    @property
+    def spectrum(self):
+        if self._spectrum is None:
+            from pytest_overdub.measure.spectrum import spectrum_of
+
+            self._spectrum = spectrum_of(self.arr, sr=self.rate)
+        return self._spectrum
+
+    @property
+    def mean_square(self) -> float:
+        if self._mean_square is None:
+            self._mean_square = float(np.mean(self.arr * self.arr))
+        return self._mean_square
+
+
+def _value(shared: _Shared, parsed: MetricName) -> float:
+    arr, rate = shared.arr, shared.rate
     if parsed.kind == "side":
         from pytest_overdub.measure.stereo import band_side_of
 
@@ -93,20 +149,20 @@ def measure_metric(x: np.ndarray, *, sr: int, metric: str) -> float:
 
         return float(getattr(gated_levels_of(arr, sr=rate), parsed.attr))
     if parsed.kind in ("bandRel", "band"):
-        from pytest_overdub.measure.spectrum import band_abs_from, spectrum_of
+        from pytest_overdub.measure.spectrum import band_abs_from
 
-        spectrum = spectrum_of(arr, sr=rate)
         if parsed.kind == "bandRel":
-            return power_db(spectrum.band_share(parsed.bands[0]))
-        return band_abs_from(spectrum, float(np.mean(arr * arr)), list(parsed.bands))
-    return _scalar(arr, rate, parsed.attr)
+            return power_db(shared.spectrum.band_share(parsed.bands[0]))
+        return band_abs_from(shared.spectrum, shared.mean_square, list(parsed.bands))
+    return _scalar(shared, parsed.attr)
 
 
-def _scalar(arr: np.ndarray, rate: int, attr: str) -> float:
+def _scalar(shared: _Shared, attr: str) -> float:
+    arr, rate = shared.arr, shared.rate
     if attr in ("lufs", "lufs_short_max", "lra"):
         from pytest_overdub.measure import loudness
 
-        seg = loudness.KSegments.of(arr, sr=rate)
+        seg = shared.seg
         if attr == "lufs":
             return loudness.integrated_from(seg)
         if attr == "lra":
@@ -117,12 +173,10 @@ def _scalar(arr: np.ndarray, rate: int, attr: str) -> float:
 
         return true_peak_of(arr, sr=rate)
     if attr in ("peak", "rms", "crest"):
-        peak, rms = amplitude_db(float(np.abs(arr).max())), power_db(float(np.mean(arr * arr)))
+        peak, rms = amplitude_db(float(np.abs(arr).max())), power_db(shared.mean_square)
         return {"peak": peak, "rms": rms, "crest": peak - rms}[attr]
     if attr == "centroid":
-        from pytest_overdub.measure.spectrum import spectrum_of
-
-        return spectrum_of(arr, sr=rate, figure="centroid").centroid_hz()
+        return shared.spectrum.centroid_hz()
     if attr in ("correlation", "side_db"):
         from pytest_overdub.measure.stereo import correlation_of, side_db_of
 

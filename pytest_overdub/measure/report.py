@@ -14,24 +14,7 @@ import sys
 from pathlib import Path
 
 from pytest_overdub.cliargs import Parser
-
-#: Units printed next to each figure in the table.
-UNITS = {
-    "lufs": "LUFS",
-    "lufsShortMax": "LUFS",
-    "lra": "LU",
-    "truePeak": "dBTP",
-    "peak": "dBFS",
-    "rms": "dBFS",
-    "crest": "dB",
-    "centroid": "Hz",
-    "correlation": "",
-    "sideDb": "dB",
-    "onsetsPerSec": "/s",
-    "keyConfidence": "r",
-    "sr": "Hz",
-    "durationS": "s",
-}
+from pytest_overdub.measure.units import UNITS
 
 
 def _parser() -> Parser:

@@ -566,7 +566,16 @@ def known_op_types() -> list[str]:
 
 def _refuse(tx_index: int, i: int, kind: str, field: str, value: Any, allowed: str) -> OpError:
     where = f"transaction {tx_index}, op {i} ({kind})"
-    return OpError(f"{where}: {field} = {show(value)}: allowed {allowed}")
+    return _placed(OpError(f"{where}: {field} = {show(value)}: allowed {allowed}"), tx_index=tx_index, i=i,
+                   kind=kind, field=field, value=value, allowed=allowed)
+
+
+def _placed(err: OpError, *, tx_index: int, i: int, kind: str, field: str, value: Any, allowed: str) -> OpError:
+    """``err`` carrying its place as attributes (``transaction``, ``op_index``, ``op_type``, ``field``,
+    ``value``, ``allowed``), for callers that show a refusal structurally (the studio)."""
+    err.transaction, err.op_index, err.op_type = tx_index, i, kind
+    err.field, err.value, err.allowed = field, value, allowed
+    return err
 
 
 def apply_op_data(tx: Transaction, o: Any, *, tx_index: int, i: int) -> None:
@@ -585,8 +594,9 @@ def apply_op_data(tx: Transaction, o: Any, *, tx_index: int, i: int) -> None:
         if need == "required" and o.get(key) is None:
             takes = ", ".join(f"{k}{'' if n == 'required' else '?'}" for k, n in fields.items())
             state = "is missing" if key not in o else "is null"
-            raise OpError(f"transaction {tx_index}, op {i} ({kind}): {key} {state}: {kind} requires it "
-                          f"(fields: {takes})")
+            raise _placed(OpError(f"transaction {tx_index}, op {i} ({kind}): {key} {state}: {kind} requires it "
+                                  f"(fields: {takes})"), tx_index=tx_index, i=i, kind=kind, field=key,
+                          value=o.get(key), allowed=f"{kind} requires it (fields: {takes})")
     try:
         handler(tx, o)
     except Refused as r:

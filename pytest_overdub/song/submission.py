@@ -6,9 +6,11 @@ Accepted forms:
 2. ``{"ops": […]}``: one transaction.
 3. ``[{"ops": […]}, …]``: several transactions, in order.
 4. ``{"calls": [{"tool"|"name": …, "input"|"arguments": …}]}``: a logged tool-call session. ``apply_ops``
-   calls (input ``{"ops": […]}``) and ``define_device`` calls are replayed, one transaction each; every
-   other tool is ignored. ``define_device`` with ``use_on: {track, index?}`` also installs the device:
-   ``instrument.set`` for an instrument, ``insert.add`` for an effect. ``arguments`` may be a JSON string.
+   calls (input ``{"ops": […]}``) and ``define_device`` calls are replayed, one transaction each; an
+   ``undo`` call drops the last transaction still applied (an ``undo`` with none is refused, naming the
+   call); every other tool is ignored. ``define_device`` with ``use_on: {track, index?}`` also installs the
+   device: ``instrument.set`` for an instrument, ``insert.add`` for an effect (:func:`define_device_ops`).
+   ``arguments`` may be a JSON string. The studio (:mod:`pytest_overdub.studio`) writes this form.
 5. A whole song (``"format": "overdub/0"``), scored as it stands.
 
 A submission is bounded (:mod:`.limits`): its file size, its number of transactions and of ops, and (a
@@ -54,7 +56,11 @@ def _is_op(x: Any) -> bool:
     return isinstance(x, dict) and "type" in x
 
 
-def _define_device_ops(args: dict, where: str) -> list[dict]:
+def define_device_ops(args: dict, where: str) -> list[dict]:
+    """The ops one ``define_device`` call stands for: ``device.define``, then with ``use_on`` the op that
+    installs it (``instrument.set`` for an instrument, ``insert.add`` at ``use_on.index`` for an effect).
+    ``args`` is the call's input (``{device, use_on?}``; a bare device object is read as ``device``, a
+    ``code`` field as ``kernel``); ``where`` prefixes a :class:`SubmissionError` for a malformed input."""
     args = dict(args)
     use_on = args.pop("use_on", None)
     device = args.pop("device", None) or args
@@ -100,7 +106,12 @@ def _from_calls(calls: Any, source: str) -> tuple[list[list[Any]], list[str]]:
         elif tool == "define_device":
             if not isinstance(args, dict):
                 raise SubmissionError(f"{where}.input: expected an object")
-            txs.append(_define_device_ops(args, f"{where}.input"))
+            txs.append(define_device_ops(args, f"{where}.input"))
+        elif tool == "undo":
+            if not txs:
+                raise SubmissionError(f"{where}: undo with nothing to undo (no apply_ops or define_device "
+                                      f"call before it is still applied)")
+            txs.pop()
         else:
             ignored.append(str(tool))
     return txs, ignored

@@ -46,6 +46,19 @@ def test_metric_matches_the_single_figure_path(song, m, name):
     assert np.isfinite(m.metric(name))
 
 
+def test_several_metrics_at_once_are_bit_for_bit_the_single_figure_path(song):
+    from pytest_overdub.measure.metrics import measure_metrics
+
+    values, refused = measure_metrics(song, sr=SR, metrics=NAMES + ["rmsGated"])
+    assert refused == {}
+    assert values == {name: measure_metric(song, sr=SR, metric=name) for name in NAMES + ["rmsGated"]}
+    values, refused = measure_metrics(song[:, : SR // 4], sr=SR, metrics=["lufs", "lra", "peak"])
+    assert values["lufs"] is None and values["lra"] is None
+    assert values["peak"] == measure_metric(song[:, : SR // 4], sr=SR, metric="peak")
+    assert refused == {"lufs": "too short for integrated loudness: 250 ms, needs 400 ms",
+                       "lra": "too short for loudness range: 250 ms, needs 3 s"}
+
+
 def test_figures_are_consistent(m):
     assert isinstance(m, Measurement)
     assert m.true_peak >= m.peak

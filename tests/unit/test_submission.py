@@ -60,6 +60,28 @@ def test_calls_replay_apply_ops_and_ignore_other_tools():
     assert sub.ignored_calls == ("get_song", "render_preview")
 
 
+def test_undo_drops_the_last_transaction_still_applied():
+    define = {"id": "my.x", "kind": "effect", "kernel": "def process(x, params, ctx):\n    return x\n"}
+    sub = submission_from_data({"calls": [
+        {"tool": "apply_ops", "input": {"ops": [GAIN]}},
+        {"tool": "define_device", "input": {"device": define}},
+        {"tool": "apply_ops", "input": {"ops": [PAN]}},
+        {"tool": "undo", "input": {}},
+        {"tool": "undo", "input": {}},
+        {"tool": "apply_ops", "input": {"ops": [PAN]}},
+    ]})
+    assert sub.transactions == ((GAIN,), (PAN,))
+    assert sub.ignored_calls == ()
+
+
+def test_undo_with_nothing_applied_names_the_call():
+    calls = [{"tool": "apply_ops", "input": {"ops": [GAIN]}}, {"tool": "undo", "input": {}},
+             {"name": "undo", "arguments": "{}"}]
+    with pytest.raises(SubmissionError) as info:
+        submission_from_data({"calls": calls}, source="a.json")
+    assert "a.json: calls[2]: undo with nothing to undo" in str(info.value)
+
+
 def test_define_device_effect_with_use_on_becomes_insert_add():
     dev = {"id": "my.echo", "kind": "effect", "kernel": KERNEL}
     sub = submission_from_data({"calls": [
