@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
 
-from ..errors import OverdubError
+from ..errors import OverdubError, StudioError
 
 logger = logging.getLogger("pytest_overdub.studio.server")
 
@@ -172,8 +172,8 @@ _JSON_TYPES: dict[str, Callable[[Any], bool]] = {
 }
 
 
-class ArgumentError(OverdubError):
-    """A tool call whose arguments do not fit the tool's input schema."""
+_KIND_NAMES = {"string": "a string", "boolean": "true or false", "integer": "a whole number",
+               "number": "a number", "array": "a list", "object": "an object", "null": "null"}
 
 
 def _quote(value: Any) -> str:
@@ -188,12 +188,12 @@ def _check(value: Any, schema: dict[str, Any], where: str) -> None:
     kinds = schema.get("type")
     kinds = [kinds] if isinstance(kinds, str) else kinds
     if kinds and not any(_JSON_TYPES[k](value) for k in kinds):
-        raise ArgumentError(f"{where} is {_quote(value)}; want {' or '.join(k for k in kinds)}")
+        raise StudioError(f"{where} = {_quote(value)}: allowed {' or '.join(_KIND_NAMES[k] for k in kinds)}")
     if "enum" in schema and value not in schema["enum"]:
         allowed = ", ".join(str(e) for e in schema["enum"] if e is not None)
-        raise ArgumentError(f"{where} is {_quote(value)}; want one of {allowed}")
+        raise StudioError(f"{where} = {_quote(value)}: allowed one of {allowed}")
     if "minimum" in schema and _JSON_TYPES["number"](value) and value < schema["minimum"]:
-        raise ArgumentError(f"{where} is {_quote(value)}; want {schema['minimum']} or more")
+        raise StudioError(f"{where} = {_quote(value)}: allowed {schema['minimum']} or more")
     if isinstance(value, dict) and "properties" in schema:
         _check_object(value, schema, where)
     if isinstance(value, list) and "type" in schema.get("items", {}):
@@ -205,13 +205,13 @@ def _check_object(value: dict[str, Any], schema: dict[str, Any], where: str) -> 
     props = schema["properties"]
     unknown = [k for k in value if k not in props]
     if unknown and schema.get("additionalProperties") is False:
-        allowed = f"allowed: {', '.join(props)}" if props else "this tool takes no arguments"
+        allowed = ", ".join(props) if props else "none (this tool takes no arguments)"
         field = f"{where} has unknown field" if where else "unknown argument"
-        raise ArgumentError(f"{field} {unknown[0]!r}; {allowed}")
+        raise StudioError(f"{field} {_quote(unknown[0])}: allowed {allowed}")
     missing = [k for k in schema.get("required", ()) if k not in value]
     if missing:
         field = f"{where} is missing" if where else "missing argument"
-        raise ArgumentError(f"{field} {missing[0]!r} (required: {', '.join(schema['required'])})")
+        raise StudioError(f"{field} {_quote(missing[0])} (required: {', '.join(schema['required'])})")
     for key, item in value.items():
         _check(item, props[key], f"{where}.{key}" if where else key)
 
@@ -221,11 +221,11 @@ def check_arguments(spec: ToolSpec, arguments: dict[str, Any] | None) -> dict[st
     with an optional argument given as ``null`` left out (read as absent)."""
     args = {} if arguments is None else arguments
     if not isinstance(args, dict):
-        raise ArgumentError(f"{spec.name}: arguments are {_quote(args)}; want an object")
+        raise StudioError(f"{spec.name}: arguments = {_quote(args)}: allowed an object")
     try:
         _check_object(args, spec.schema, "")
-    except ArgumentError as exc:
-        raise ArgumentError(f"{spec.name}: {exc}") from None
+    except StudioError as exc:
+        raise StudioError(f"{spec.name}: {exc}") from None
     required = set(spec.schema["required"])
     return {k: v for k, v in args.items() if v is not None or k in required}
 
@@ -246,18 +246,18 @@ class Outcome:
 def call_tool(studio: Any, name: str, arguments: dict[str, Any] | None) -> Outcome:
     """Run one tool. Never raises for anything a call can do: a refusal (an OverdubError) is an error
     outcome carrying its one line and, when the Studio gives them, its ``details`` (for a refused op:
-    op_index, op_type, field, value, allowed); any other Exception is a bug, logged with its traceback to
-    stderr and answered as an internal error."""
+    op_index, op_type, field, value, allowed); any other Exception (or a SystemExit from a trusted kernel)
+    is a bug, logged with its traceback to stderr and answered as an internal error."""
     specs = {s.name: s for s in tool_specs()}
     spec = specs.get(name)
     if spec is None:
-        return _error(f"unknown tool {name!r}; tools: {', '.join(specs)}")
+        return _error(f"unknown tool {_quote(name)}: allowed {', '.join(specs)}")
     try:
         result = spec.call(studio, check_arguments(spec, arguments))
         return Outcome(result, json.dumps(result, ensure_ascii=False, allow_nan=False), False)
     except OverdubError as exc:
         return _error(str(exc), getattr(exc, "details", None))
-    except Exception as exc:  # noqa: BLE001 - the server answers every call and keeps serving
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the server answers every call and keeps serving
         logger.exception("tool %s failed", name)
         return _error(f"{name}: internal error ({type(exc).__name__}: {exc}); please report it")
 
