@@ -291,8 +291,9 @@ def test_overdub_mcp_over_stdio_logs_a_session_that_scores_like_its_ops(tiny_ben
     lift = [{"type": "track.set", "track": "Bass", "patch": {"gain": 0}},
             {"type": "insert.add", "track": "Drums", "insert": {"device": "core.eq", "params": {"high": 2}}}]
 
-    async def go():
-        async with Client(params) as client:
+    async def go():  # the initialize handshake, as today's clients (Claude Code, Claude Desktop) open
+        async with Client(params, mode="legacy") as client:
+            assert client.server_info.name == "overdub" and "get_task" in client.instructions
             names = [t.name for t in (await client.list_tools()).tools]
             return names, [await client.call_tool(n, a) for n, a in [
                 ("get_task", {}), ("apply_ops", {"ops": lift}), ("apply_ops", {"ops": [{"type": "nope"}]}),
