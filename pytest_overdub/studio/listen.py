@@ -9,7 +9,8 @@ cut to the span's frames (:func:`~pytest_overdub.bench.context.span_frames`), an
 
 Speed: stems come from a stem cache (the process cache once the scorer runtime is entered, as ``overdub``
 does; else the session's own), keyed by each track's content, so after an edit to one track only that
-stem renders again; the renamed song is kept for the song it was made from.
+stem renders again. The renamed song and the last render are kept for the song they were made from (a
+second span of an unchanged song renders nothing), and each stem's ``per_track`` figures for the stem.
 
 Conventions: ``section`` is a section name or id of the current song; ``from_beats``/``to_beats`` are
 beats (either may be absent: the render's start / end, the 1.5 s tail included); ``tracks`` are names or
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import OrderedDict
 from typing import Any
 
 from ..errors import StudioError
@@ -29,6 +31,8 @@ from ..song.model import Song
 #: The figures read on a span (and each track's stem), besides ``bandRel.*`` and the key; ``overdub
 #: measure`` names them the same (its ``onsetsPerSec`` is left out here: no check of a mix reads it).
 FIGURES = ("lufs", "lufsShortMax", "lra", "truePeak", "peak", "rms", "crest", "centroid", "correlation", "sideDb")
+#: How many (stem, span) figure sets a session keeps for ``per_track``.
+STEM_FIGURES_KEPT = 64
 #: The short figures of each bar (``series="bars"``).
 BAR_FIGURES = ("lufs", "truePeak", "peak", "rms")
 
@@ -45,6 +49,8 @@ class Listener:
         self.sr = sr
         self.cache = default_cache() if runtime.active() else StemCache(max_bytes=runtime.stem_cache_bytes())
         self._renamed: tuple[Song | None, Song | None] = (None, None)
+        self._last_render: tuple[Any, ...] = (None, None, None)  # (renamed song, track ids, Render)
+        self._stem_figures: OrderedDict[tuple[int, int, int], tuple[Any, dict]] = OrderedDict()
 
     def renamed(self, song: Song) -> Song:
         """``song`` with new ids renamed by position, as the scorer renders it (kept for the last song)."""
@@ -70,10 +76,9 @@ class Listener:
             out["silent"] = "no track is heard (each named track is muted or soloed away, or the song has none)"
             return out
         from ..bench.context import span_frames
-        from ..render.engine import render
 
         ids = [stable.tracks[p].id for p in heard]
-        r = render(stable, tracks=ids, cache=self.cache, trust_kernels=self.trusted)
+        r = self._render(stable, ids)
         tl = r.timeline
         a, b = span_frames(tl, lo, hi)
         out["span"] = {"from_beats": round(tl.frames_to_beats(a), 6), "to_beats": round(tl.frames_to_beats(b), 6),
@@ -82,11 +87,39 @@ class Listener:
         out["units"] = _units()
         if per_track:
             out["tracks"] = [{"track": names[song.tracks[p].id], "id": song.tracks[p].id,
-                              **_figures(r.stems[sid][:, a:b], r.sr)} for p, sid in zip(heard, ids)]
+                              **self._stem(r.stems[sid], a, b, r.sr)} for p, sid in zip(heard, ids)]
         if series == "bars":
             out["bars"] = _bars(r.mix, tl, a, b)
         out["warnings"] = _warnings(r.warnings, song, stable)
         return out
+
+
+    def _render(self, stable: Song, ids: list[str]):
+        """The render of ``ids`` on ``stable``: the last one again for the same song and tracks (songs are
+        immutable), else a render whose stems come from the stem cache where they can."""
+        from ..render.engine import render
+
+        last_song, last_ids, last = self._last_render
+        if last_song is stable and last_ids == ids:
+            return last
+        r = render(stable, tracks=ids, cache=self.cache, trust_kernels=self.trusted)
+        self._last_render = (stable, list(ids), r)
+        return r
+
+    def _stem(self, stem, a: int, b: int, sr: int) -> dict[str, Any]:
+        """A stem's figures on frames [a, b), kept for the stem: a cached stem is the same read-only array
+        for as long as its track is unchanged, so only an edited track's figures are read again. An entry
+        holds its array, so the ``id`` in its key cannot be reused while the entry lives."""
+        key = (id(stem), a, b)
+        hit = self._stem_figures.get(key)
+        if hit is not None and hit[0] is stem:
+            self._stem_figures.move_to_end(key)
+            return hit[1]
+        figures = _figures(stem[:, a:b], sr)
+        self._stem_figures[key] = (stem, figures)
+        while len(self._stem_figures) > STEM_FIGURES_KEPT:
+            self._stem_figures.popitem(last=False)
+        return figures
 
 
 def _span(song: Song, section: Any, lo: Any, hi: Any) -> tuple[float | None, float | None, str | None]:

@@ -372,3 +372,14 @@ def test_per_track_bars_and_muted_tracks(studio):
 def test_render_and_measure_refuses_bad_options(studio, kw, fragment):
     with pytest.raises(StudioError, match=re.escape(fragment)):
         studio.render_and_measure(**kw)
+
+
+def test_per_track_figures_follow_the_fader_and_are_kept_for_unchanged_stems(studio):
+    before = {t["track"]: t for t in studio.render_and_measure(per_track=True)["tracks"]}
+    studio.apply_ops(ops=[_gain("Bass", studio.song.track("Bass").gain - 4)])
+    after = {t["track"]: t for t in studio.render_and_measure(per_track=True)["tracks"]}
+    assert after["Drums"]["figures"] is before["Drums"]["figures"]  # the same stem: not measured again
+    for name in ("lufs", "truePeak", "peak", "rms"):  # the fader scales the stem after its inserts
+        assert after["Bass"]["figures"][name] == pytest.approx(before["Bass"]["figures"][name] - 4, abs=1e-6)
+    # the spectrum is float32 (docs/meters.md): a scaled stem keeps its centroid to float32 rounding
+    assert after["Bass"]["figures"]["centroid"] == pytest.approx(before["Bass"]["figures"]["centroid"], rel=1e-6)
