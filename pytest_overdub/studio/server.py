@@ -78,6 +78,24 @@ def _optional(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _used_defs(schema: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """The entries of ``defs`` that ``schema`` refers to (``{"$ref": "#/$defs/name"}``), transitively."""
+    used: dict[str, Any] = {}
+    todo = [schema]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            name = ref.removeprefix("#/$defs/") if isinstance(ref, str) else ""
+            if name in defs and name not in used:
+                used[name] = defs[name]
+                todo.append(defs[name])
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return dict(sorted(used.items()))
+
+
 def _method(name: str) -> Callable[[Any, dict[str, Any]], dict[str, Any]]:
     return lambda studio, args: getattr(studio, name)(**args)
 
@@ -134,7 +152,7 @@ def tool_specs() -> tuple[ToolSpec, ...]:
         ("define_device", "Define (or redefine) a song-defined device, as the op device.define, and "
                           "optionally put it on a track; its kernel is run in the sandbox on a short check "
                           "(NaN, level, tail, determinism) and the result says what it found.",
-         _object({"device": device, "use_on": use_on}, ("device",), **{"$defs": defs}),
+         _object({"device": device, "use_on": use_on}, ("device",), **{"$defs": _used_defs(device, defs)}),
          (False, True, False), _method("define_device")),
         ("render_and_measure", "Render with the scorer's renderer and measure with its meters (integrated "
                                "and short-term loudness, LRA, true peak, bands, stereo, centroid, key), with "

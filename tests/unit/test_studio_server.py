@@ -112,7 +112,14 @@ def test_apply_ops_input_schema_is_the_ops_schema_and_validates_as_json_schema(t
     assert apply["properties"]["ops"] == ops["anyOf"][0]
     assert apply["$defs"] == ops["$defs"]
     assert apply["required"] == ["ops"]
-    assert schemas["define_device"]["properties"]["device"] == ops["$defs"]["device.define"]["properties"]["device"]
+    define = schemas["define_device"]
+    assert define["properties"]["device"] == ops["$defs"]["device.define"]["properties"]["device"]
+    assert define["$defs"] == {"DeviceParam": ops["$defs"]["DeviceParam"]}  # only what the device refers to
+    device = {"id": "my.thru", "kind": "effect", "kernel": "def process(x, params, ctx):\n    return x\n",
+              "params": [{"key": "mix", "label": "mix", "min": 0, "max": 1, "def": 0.5, "unit": ""}]}
+    assert jsonschema.Draft202012Validator(define).is_valid({"device": device, "use_on": {"track": "Bass"}})
+    assert not jsonschema.Draft202012Validator(define).is_valid(
+        {"device": {**device, "params": [{"key": "mix", "step": 1}]}})  # DeviceParam reached through $ref
     assert schemas["get_guide"]["properties"]["topic"]["enum"] == list(GUIDE_TOPICS)
     assert set(schemas["render_and_measure"]["properties"]) == {"section", "from", "to", "tracks", "per_track",
                                                                 "series"}
