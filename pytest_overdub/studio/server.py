@@ -13,11 +13,14 @@ Conventions:
   refused op: ``op_index``, ``op_type``, ``field``, ``value``, ``allowed``).
 * Arguments are checked here first (unknown or missing names, JSON types, enums, minimums), then the
   Studio checks the rest (ops, devices, ranges). Any refusal (a :class:`~pytest_overdub.errors.OverdubError`:
-  a bad op, a faulting kernel, an unknown track) is a tool error (``isError``) carrying its one line; the
-  Studio leaves the song unchanged. An unexpected exception is a tool error too (its traceback goes to
-  stderr): the server keeps serving whatever a call does.
-* Calls run one at a time on the event loop's thread, in the order they arrive (a render blocks the next
-  call; the sandbox's children belong to this thread).
+  a bad op, a definition that cannot be taken, an unknown track, nothing to undo) is a tool error
+  (``isError``) carrying its one line; the Studio leaves the song unchanged. A kernel that faults is not a
+  refusal: ``define_device`` applies it as the scorer would take it and answers ``ok: false`` with the
+  fault. An unexpected exception is a tool error too (its traceback goes to stderr): the server keeps
+  serving whatever a call does.
+* Calls run one at a time on the event loop's thread, in the order they arrive: a render blocks the next
+  call, and the sandbox's children (which die with the thread that started them) live as long as the
+  session.
 * The SDK (and the numeric stack, through the Studio) is imported only when a server is built, never by
   ``import pytest_overdub``.
 """
