@@ -328,7 +328,8 @@ def test_overdub_mcp_over_stdio_logs_a_session_that_scores_like_its_ops(tiny_ben
     (["--task", TASK, "--log", "{tmp}/calls.txt"], "argument --log: {tmp}/calls.txt has extension '.txt'"),
     (["--song", "{tmp}/nope.json"], "argument --song: {tmp}/nope.json: no such file"),
     (["--task", "no-such-task"], "no task 'no-such-task'"),
-    (["--song", "{tmp}/song.json", "--log", "{tmp}/../{name}/song.json"], "is the song file; the log would overwrite it"),
+    (["--song", "{tmp}/song.json", "--log", "{tmp}/../{name}/song.json"],
+     "is the song file; the log would overwrite it"),
 ])
 def test_mcp_argument_errors_are_one_line_before_serving(tmp_path, capsys, argv, message):
     song = tmp_path / "song.json"
