@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "render": ("pytest_overdub.render.cli:main", "render a song to a 24-bit WAV (and stems)"),
     "measure": ("pytest_overdub.measure.report:main", "print every meter's figure for a WAV or FLAC file"),
     "devices": ("pytest_overdub.render.cli:devices_main", "list the house devices and their parameters"),
+    "mcp": ("pytest_overdub.studio.server:main",
+            "serve the studio to an agent: an MCP server on stdio (a task's song, or any song)"),
     "schema": ("pytest_overdub.song.schema:main", "print the JSON Schema of songs, ops or tasks"),
     "report": ("pytest_overdub.evaluate.report:main",
                "summarize an evaluation run: pass rates with intervals, pass^k, costs (--html, --regrade)"),
