@@ -136,3 +136,16 @@ def test_the_split_is_not_part_of_the_grader_hash(tmp_path):
     assert grader_hash(held_out) == grader_hash(TASK)
     path.write_text(json.dumps({**data, "title": "Another title"}))
     assert grader_hash(load_task(path)) != grader_hash(TASK)
+
+
+def test_overdub_score_takes_a_folder_of_answers_and_picks_the_tasks_own(tmp_path, capsys):
+    from pytest_overdub.cli import main
+
+    (tmp_path / "write-bassline.json").write_text(json.dumps(ORACLE))
+    (tmp_path / "write-drum-groove.json").write_text("[]")
+    assert main(["score", "write-bassline", str(tmp_path), "--json"]) == 0
+    want = score_path(TASK, tmp_path / "write-bassline.json", bench=BENCH).score
+    assert json.loads(capsys.readouterr().out)["score"] == want >= 0.9
+    assert main(["score", "write-counter-melody", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no answer for task write-counter-melody" in err and str(tmp_path / "write-counter-melody.json") in err
