@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "measure": ("pytest_overdub.measure.report:main", "print every meter's figure for a WAV or FLAC file"),
     "devices": ("pytest_overdub.render.cli:devices_main", "list the house devices and their parameters"),
     "schema": ("pytest_overdub.song.schema:main", "print the JSON Schema of songs, ops or tasks"),
+    "eval": ("pytest_overdub.evaluate.cli:main", "run an agent on the tasks, K trials each, into a run folder"),
     "check-changed": ("pytest_overdub.bench.precommit:main",
                       "self-check the tasks that changed files touch (the pre-commit hook)"),
 }
