@@ -14,6 +14,7 @@ import json
 import random
 import signal
 import sys
+import threading
 from collections import Counter, deque
 from concurrent.futures import FIRST_COMPLETED, wait
 from contextlib import contextmanager
@@ -191,6 +192,9 @@ def _sigterm_interrupts() -> Iterator[None]:
     """SIGTERM stops the eval like Ctrl-C (agents killed, workers stopped), then the old handler returns."""
     from .agents import stop_on_sigterm
 
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
     old = signal.getsignal(signal.SIGTERM)
     stop_on_sigterm()
     try:
