@@ -144,9 +144,14 @@ def finished(out: Path, task_id: str, trial: int) -> dict[str, Any] | None:
 
 def run_eval(opts: EvalOptions, *, bench: Any, stream: TextIO = sys.stderr) -> Counter:
     """Run every unfinished trial; returns the count of trials per status (the finished ones included)."""
+    start_run(opts, bench)
+    with _only_eval_on(opts.out / "run.json"):
+        return _run_plan(opts, stream)
+
+
+def _run_plan(opts: EvalOptions, stream: TextIO) -> Counter:
     from .executors import open_executor
 
-    start_run(opts, bench)
     plan = trial_order(opts.tasks, opts.trials, opts.seed)
     statuses: Counter = Counter()
     todo: deque[tuple[str, int]] = deque()
@@ -185,6 +190,21 @@ def _run_pool(pool: Any, todo: deque, opts: EvalOptions, statuses: Counter, prog
                 statuses[fut.result()["status"]] += 1
             except Exception as exc:  # a bug, or a lost worker: say which trial; resuming runs it again
                 raise RuntimeError(f"trial {task_id}/{trial} did not finish: {type(exc).__name__}: {exc}") from exc
+
+
+@contextmanager
+def _only_eval_on(run_json: Path) -> Iterator[None]:
+    """Hold an exclusive lock on run.json while trials run: two evals on one folder would run the same
+    trials into the same folders."""
+    import fcntl
+
+    with open(run_json, "rb") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"{run_json.parent}: another overdub eval is running this run; wait for it, or "
+                             "stop it and run this command again to resume") from None
+        yield
 
 
 @contextmanager

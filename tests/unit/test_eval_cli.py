@@ -107,3 +107,15 @@ def test_tool_calls_are_counted_per_tool_and_a_broken_log_is_a_warning(tmp_path)
     (tmp_path / "calls.json").write_text('{"calls": 3}')
     counts, warnings = outputs.tool_calls(tmp_path)
     assert counts is None and warnings[0].startswith("calls.json: tool calls not counted")
+
+
+def test_a_run_folder_in_use_by_another_eval_is_refused(tmp_path, capsys):
+    import fcntl
+
+    base = ["--agent-cmd", "true", "--agent-id", "idle", "--tasks", DRUMS, "--out", str(tmp_path / "run")]
+    assert main(["eval", *base]) == 0
+    capsys.readouterr()
+    with open(tmp_path / "run" / "run.json", "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as a running eval holds it
+        assert "another overdub eval is running this run" in _err(capsys, *base)
+    assert main(["eval", *base]) == 0
