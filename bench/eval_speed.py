@@ -95,7 +95,8 @@ def main() -> None:
             runs[label]["scores"] = _scores(out)
         serial, par = runs["serial"], runs[f"parallel {args.parallel}"]
         assert serial["scores"] == par["scores"], "the parallel run scored differently"
-        print(f"{'run':<12} {'wall s':>8} {'trials/min':>11} {'s/trial':>8} {'CPU s':>8} {'peak MB/scoring process':>24}")
+        print(f"{'run':<12} {'wall s':>8} {'trials/min':>11} {'s/trial':>8} {'CPU s':>8} "
+              f"{'peak MB/scoring process':>24}")
         for label, r in runs.items():
             peak = r["self_mb"] if label == "serial" else r["children_mb"]
             print(f"{label:<12} {r['seconds']:>8.1f} {n / r['seconds'] * 60:>11.1f} {r['seconds'] / n:>8.2f} "

@@ -65,18 +65,21 @@ def parser() -> Parser:
                    help="the agent's name in the results (required with --agent-cmd; default with --agent: replay)")
     p.add_argument("--tasks", metavar="ID,ID,...|FAMILY|all", default="all",
                    help=f"task ids, a family ({', '.join(FAMILIES)}) or all (default)")
-    p.add_argument("--trials", metavar="K", type=arg(int_in, lo=1, hi=1000, what="a number of trials"), default=1,
-                   help="trials per task (default 1)")
-    p.add_argument("--parallel", metavar="N", type=arg(int_in, lo=1, hi=256, what="a number of trials at once"), default=1,
-                   help="trials at once: local worker processes, or the trials in flight on Dask (default 1)")
-    p.add_argument("--seed", metavar="S", type=arg(int_in, lo=0, what="a seed"), default=0, help="shuffles the run order (default 0)")
-    p.add_argument("--timeout", metavar="SEC", dest="timeout_s", type=arg(float_in, lo=0.1, hi=7 * 86400.0, what="seconds"),
-                   default=600.0, help="seconds an agent may run per trial before it is killed (default 600)")
+    p.add_argument("--trials", metavar="K", type=arg(int_in, lo=1, hi=1000, what="a number of trials"),
+                   default=1, help="trials per task (default 1)")
+    p.add_argument("--parallel", metavar="N", type=arg(int_in, lo=1, hi=256, what="a number of trials at once"),
+                   default=1, help="trials at once: local worker processes, or the trials in flight on Dask "
+                                   "(default 1)")
+    p.add_argument("--seed", metavar="S", type=arg(int_in, lo=0, what="a seed"), default=0,
+                   help="shuffles the run order (default 0)")
+    p.add_argument("--timeout", metavar="SEC", dest="timeout_s",
+                   type=arg(float_in, lo=0.1, hi=7 * 86400.0, what="seconds"), default=600.0,
+                   help="seconds an agent may run per trial before it is killed (default 600)")
     p.add_argument("--out", metavar="DIR", type=arg(output_dir, what="run folder"),
                    help="the run folder (default runs/LABEL)")
     p.add_argument("--split", choices=SPLITS, default="train", help="the tasks' split to run (default train)")
-    p.add_argument("--infra-retries", metavar="N", type=arg(int_in, lo=0, hi=100, what="a number of retries"), default=2,
-                   help="runs again of an agent that exits 75, an infrastructure failure (default 2)")
+    p.add_argument("--infra-retries", metavar="N", type=arg(int_in, lo=0, hi=100, what="a number of retries"),
+                   default=2, help="runs again of an agent that exits 75, an infrastructure failure (default 2)")
     p.add_argument("--env-pass", metavar="NAME", nargs="+", action="extend", type=arg(_env_name), default=[],
                    help="hand this host variable to the agent (the agent's environment is otherwise scrubbed)")
     p.add_argument("--executor", choices=EXECUTORS, default="local", help="local (default) or dask")
@@ -98,7 +101,8 @@ def options(argv: list[str]) -> EvalOptions:
         raise UsageError("--scheduler is for --executor dask")
     agent_id = args.agent_id or "replay"
     env_pass = tuple(dict.fromkeys(args.env_pass))
-    return EvalOptions(agent_id=agent_id, out=args.out or Path("runs") / agent_id,
+    out = args.out or output_dir(str(Path("runs") / agent_id), what="run folder (--out, default runs/LABEL)")
+    return EvalOptions(agent_id=agent_id, out=out,
                        tasks=select_tasks(bundled_bench(), args.tasks, split=args.split),
                        agent_cmd=args.agent_cmd, replay_dir=args.agent, trials=args.trials, parallel=args.parallel,
                        seed=args.seed, timeout_s=args.timeout_s, split=args.split, infra_retries=args.infra_retries,

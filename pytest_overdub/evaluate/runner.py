@@ -120,9 +120,10 @@ def _check_same_run(path: Path, new: dict[str, Any]) -> None:
     except (OSError, ValueError) as exc:
         raise UsageError(f"{path}: cannot read the run to resume ({exc})") from None
     if not isinstance(old, dict) or old.get("format") != FORMAT:
-        raise UsageError(f"{path}: not an {FORMAT} run (format = {old.get('format') if isinstance(old, dict) else None!r})")
-    wanted = [(f"agent.{k}", old.get("agent", {}).get(k), v) for k, v in new["agent"].items()]
-    wanted += [(f"--{k.replace('_', '-')}", old.get("options", {}).get(k), v)
+        raise UsageError(f"{path}: not a run folder's record (want \"format\": \"{FORMAT}\")")
+    agent, options = (old.get(k) if isinstance(old.get(k), dict) else {} for k in ("agent", "options"))
+    wanted = [(f"agent.{k}", agent.get(k), v) for k, v in new["agent"].items()]
+    wanted += [(f"--{k.replace('_', '-')}", options.get(k), v)
                for k, v in new["options"].items() if k not in RESUMABLE]
     for name, was, now in wanted:
         if was != now:

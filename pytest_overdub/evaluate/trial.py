@@ -59,7 +59,8 @@ def run_trial(spec: TrialSpec) -> dict[str, Any]:
 def replay_answer(folder: Path, task_id: str, trial: int) -> Path | None:
     """A stored answer: ``DIR/<task>/<trial>.json``, ``DIR/<task>/<trial>/answer.json`` (an earlier run's
     folder) or ``DIR/<task>.json`` (one answer for every trial), the first that exists."""
-    for path in (folder / task_id / f"{trial}.json", folder / task_id / str(trial) / ANSWER, folder / f"{task_id}.json"):
+    here = folder / task_id
+    for path in (here / f"{trial}.json", here / str(trial) / ANSWER, folder / f"{task_id}.json"):
         if path.is_file():
             return path
     return None

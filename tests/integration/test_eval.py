@@ -83,7 +83,8 @@ def test_an_agent_that_copies_the_oracle_is_scored_and_the_run_recorded(tmp_path
     out = tmp_path / "run"
     cmd = agent(tmp_path, f"""cat > "$OVERDUB_RUN_DIR/stdin.txt"
 {COPY_ORACLE}printf '%s\\n' '{{"input_tokens": 100, "output_tokens": 20, "cost_usd": 0.25}}' \\
-  '{{"input_tokens": 50, "output_tokens": 5, "cost_usd": 0.125}}' '{{"input_tokens": "many"}}' > "$OVERDUB_RUN_DIR/usage.jsonl"
+  '{{"input_tokens": 50, "output_tokens": 5, "cost_usd": 0.125}}' '{{"input_tokens": "many"}}' \\
+  > "$OVERDUB_RUN_DIR/usage.jsonl"
 sleep 30 &
 echo $! > "$OVERDUB_RUN_DIR/background.pid"
 echo done
