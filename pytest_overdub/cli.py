@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("pytest_overdub.studio.server:main",
             "serve the studio to an agent: an MCP server on stdio (a task's song, or any song)"),
     "schema": ("pytest_overdub.song.schema:main", "print the JSON Schema of songs, ops or tasks"),
+    "eval": ("pytest_overdub.evaluate.cli:main", "run an agent on the tasks, K trials each, into a run folder"),
     "check-changed": ("pytest_overdub.bench.precommit:main",
                       "self-check the tasks that changed files touch (the pre-commit hook)"),
 }

@@ -14,7 +14,9 @@ Collection tree (so ``-k`` reaches a task or one check and junit has one testcas
 When is the plugin active?
 
 * ``--overdub-submission=PATH``: score that answer on the tasks of ``--overdub-tasks`` (or the ini option
-  ``overdub_tasks``), else ``tasks/`` at the rootdir, else the bundled tasks.
+  ``overdub_tasks``), else ``tasks/`` at the rootdir, else the bundled tasks. PATH may be a folder of
+  answers, ``<task-id>.json`` each: every task is scored on its own answer, and a task without one is
+  skipped, the reason naming the file it looked for.
 * No submission: the bench's self-check, when a tasks directory is named, when ``--overdub-self-check`` is
   given (the bundled bench if the rootdir has no ``tasks/``), or when the rootdir is a bench checkout
   (it has ``tasks/``, ``songs/`` and ``oracles/``).
@@ -60,7 +62,8 @@ class Mode:
     kind: str
     tasks_dir: Path
     submission_path: Path | None = None
-    submission: Any = None  # pytest_overdub.song.submission.Submission
+    submission: Any = None  # pytest_overdub.song.submission.Submission; None when submission_path is a folder
+    answers_dir: bool = False  # submission_path is a folder of <task-id>.json answers
     pass_line: float = PASS_DEFAULT
     trusted: bool | None = None
     report_path: Path | None = None
@@ -99,7 +102,8 @@ COLLECTED_KEY = pytest.StashKey[Collected]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("overdub", "pytest-overdub: score music-making agents")
     group.addoption("--overdub-submission", metavar="PATH", default=None,
-                    help="score this submission (ops, {ops}, transactions, a tool-call log or a song) on the tasks")
+                    help="score this submission (ops, {ops}, transactions, a tool-call log or a song) on the "
+                         "tasks, or a folder of answers <task-id>.json, one per task (a task without one is skipped)")
     group.addoption("--overdub-tasks", metavar="DIR", default=None,
                     help="the tasks directory (or a bench directory holding tasks/); default: tasks/ at the rootdir, "
                          "else the bundled tasks")
@@ -231,6 +235,9 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
         from .song.submission import load_submission
 
         mode.submission_path = Path(sub_arg).resolve()
+        mode.answers_dir = mode.submission_path.is_dir()
+        if mode.answers_dir:
+            return mode  # each task reads its own answer when it scores (see Task.submission)
         try:
             mode.submission = load_submission(mode.submission_path)
         except OverdubError as exc:
@@ -379,11 +386,29 @@ class Task(pytest.Collector):
                     yield RuleItem.from_parent(self, name=f"{kind}-{what}", rule=f"{kind}:{what}", path=path)
             yield RuleItem.from_parent(self, name="repeat", rule="repeat")
             return
+        if self.mode.answers_dir and not self.submission_path().is_file():
+            raise pytest.skip.Exception(f"no answer for task {self.task.id}: no file {self.submission_path()}")
         for check in self.task.checks:
             yield CheckItem.from_parent(self, name=check.id, check_id=check.id, gate=check.gate)
         yield CheckItem.from_parent(self, name="clean", check_id="clean", gate=True)
         yield CheckItem.from_parent(self, name="scope", check_id="scope", gate=True)
         yield ScoreItem.from_parent(self, name="score")
+
+    def submission_path(self) -> Path:
+        """The file this task's answer comes from: the submission, or ``<folder>/<task-id>.json``."""
+        path = self.mode.submission_path
+        assert path is not None
+        return path / f"{self.task.id}.json" if self.mode.answers_dir else path
+
+    def submission(self) -> Any:
+        """This task's Submission (a folder's answer is read here; a bad one raises OverdubError)."""
+        if not self.mode.answers_dir:
+            return self.mode.submission
+        if "submission" not in self._cache:
+            from .song.submission import load_submission
+
+            self._cache["submission"] = load_submission(self.submission_path())
+        return self._cache["submission"]
 
     # the one scoring of a submission on this task
     def result(self) -> Any:
@@ -396,7 +421,7 @@ class Task(pytest.Collector):
             t0 = time.perf_counter()
             try:
                 with crash_guard(getattr(self.config, "workerinput", None), self.task.id):
-                    res = score_task(self.task, self.mode.submission, bench=self.mode.bench(),
+                    res = score_task(self.task, self.submission(), bench=self.mode.bench(),
                                      trusted=self.mode.trusted)
                 self._cache["result"] = (res, round(time.perf_counter() - t0, 3))
             except (OverdubError, ScoredBefore) as exc:
@@ -430,6 +455,8 @@ class Task(pytest.Collector):
             detail.update(score=result.score, passed=result.score >= self.mode.pass_line,
                           grader_hash=result.grader_hash, warnings=list(result.warnings), error=result.error,
                           timings={**result.timings, "task_seconds": seconds}, confinement=result.confinement)
+            if self.mode.answers_dir:
+                detail["submission"] = {"path": str(self.submission_path()), "sha256": self.submission().sha256}
         return detail
 
 
@@ -479,7 +506,7 @@ class _OverdubItem(pytest.Item):
         if result.error:
             lines.append(f"error: {result.error}")
         lines += [f"render warning: {w}" for w in result.warnings]
-        lines.append(f"submission: {mode.submission_path}")
+        lines.append(f"submission: {self.parent.submission_path()}")
         return "\n".join(lines)
 
 
@@ -690,7 +717,8 @@ def build_report(config: pytest.Config) -> dict[str, Any]:
         "bench_version": BENCH_VERSION,
         "mode": mode.kind,
         "grader_hash": _combined_hash(hashes),
-        "submission": None if sub is None else {"path": str(mode.submission_path), "sha256": sub.sha256},
+        "submission": None if mode.submission_path is None else
+        {"path": str(mode.submission_path), "sha256": None if sub is None else sub.sha256},
         "pass_line": mode.pass_line,
         "python": platform.python_version(),
         "packages": packages,
@@ -773,5 +801,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
             tr.write_line(f"{tid:<28} {'-':>6}  (not scored)")
     if scores:
         tr.write_line(f"{'mean':<28} {sum(scores) / len(scores):>6.3f}  over {len(scores)} task(s)")
-    if mode.submission_path is not None:
+    if mode.answers_dir:
+        tr.write_line(f"answers from {mode.submission_path}/<task-id>.json")
+    elif mode.submission_path is not None:
         tr.write_line(f"submission {mode.submission_path} (sha256 {mode.submission.sha256[:12]}...)")

@@ -85,14 +85,33 @@ def start_main(argv: list[str]) -> int:
     return 0
 
 
+def submission_arg(text: str) -> Path:
+    """A readable submission file, or a folder (of ``<task>.json`` answers)."""
+    if text and Path(text).is_dir():
+        return Path(text)
+    return input_file(text, what="submission file (JSON), or a folder of <task>.json answers")
+
+
+def answer_path(path: Path, task_id: str) -> Path:
+    """The submission file: ``path`` itself, or ``<path>/<task_id>.json`` when ``path`` is a folder."""
+    if not path.is_dir():
+        return path
+    answer = path / f"{task_id}.json"
+    if not answer.is_file():
+        raise UsageError(f"{path}: no answer for task {task_id} in this folder (no file {answer})")
+    return answer
+
+
 def score_main(argv: list[str]) -> int:
     parser = Parser(
         prog="overdub score",
         description="Score a submission (ops, {ops}, transactions, a tool-call log or a whole song) on a "
-                    "task. Exit 0 when the score reaches --pass, 1 under it, 2 on bad input.",
+                    "task; given a folder of answers, score its <task>.json. Exit 0 when the score reaches "
+                    "--pass, 1 under it, 2 on bad input.",
         epilog="example: overdub score mix-chorus-lift ops.json --json")
     parser.add_argument("task")
-    parser.add_argument("submission", type=arg(input_file, what="submission file (JSON)"))
+    parser.add_argument("submission", type=arg(submission_arg),
+                        help="a submission file, or a folder of answers holding <task>.json")
     parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--pass", dest="pass_line", type=arg(float_in, lo=0.0, hi=1.0, what="a task score"),
@@ -114,7 +133,7 @@ def score_main(argv: list[str]) -> int:
 
     bench = _bench(args.bench)
     task = bench.task(args.task)
-    submission = load_submission(args.submission)  # a file that cannot be read is an error (exit 2)
+    submission = load_submission(answer_path(args.submission, task.id))  # unreadable: an error (exit 2)
     result = score_task(task, submission, bench=bench, trusted=True if args.trust_kernels else None)
     if args.json:
         print(dumps_json(result_to_dict(result)))

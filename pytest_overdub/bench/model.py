@@ -653,6 +653,9 @@ class Task(_Model):
     setup: list[dict[str, Any]] = Field(default_factory=list, description="ops the house applies first")
     checks: list[Check] = Field(min_length=1)
     scope: ChangeScope = Field(description="what the answer may change (the house gate scope)")
+    split: Literal["train", "test"] = Field(
+        default="train", description="train (default): open for tuning; test: the held-out release gate that "
+                                     "prompts and tool descriptions must not be tuned against")
 
     @model_validator(mode="after")
     def _unique_checks(self) -> "Task":

@@ -389,3 +389,30 @@ def test_tasks_dir_from_the_ini_option_or_the_command_line(pytester, bench):
     res = _run(pytester, f"--overdub-submission={sub}", "--overdub-tasks=nowhere")
     assert res.ret == pytest.ExitCode.USAGE_ERROR
     res.stderr.fnmatch_lines(["*--overdub-tasks=nowhere: * is not a directory of task files*"])
+
+
+def test_a_folder_of_answers_scores_each_task_on_its_own(pytester, bench):
+    answers = pytester.path / "answers"
+    answers.mkdir()
+    shutil.copy(bench.oracle_path(QUANT), answers / f"{QUANT}.json")
+    (answers / f"{DRUMS}.json").write_text('{"tracks": 3}', encoding="utf-8")
+    report = pytester.path / "report.json"
+    res = _run(pytester, f"--overdub-submission={answers}", f"--overdub-report={report}", "-rA")
+    outcomes = _outcomes(res)
+    assert outcomes[f"tasks/{QUANT}.json::{QUANT}::score"] == "PASSED"
+    assert outcomes[f"tasks/{DRUMS}.json::{DRUMS}::score"] == "FAILED"  # its own garbage, not QUANT's oracle
+    res.stdout.fnmatch_lines([f"*{answers / DRUMS}.json: not a submission (an object with keys tracks)*"])
+    by_id = {t["id"]: t for t in json.loads(report.read_text())["tasks"]}
+    want = score_path(bench.task(QUANT), answers / f"{QUANT}.json", bench=bench)
+    assert by_id[QUANT]["score"] == want.score >= 0.9
+    assert by_id[QUANT]["submission"] == {"path": str(answers / f"{QUANT}.json"),
+                                          "sha256": load_submission(answers / f"{QUANT}.json").sha256}
+
+
+def test_a_task_without_an_answer_in_the_folder_is_skipped_naming_the_file(pytester, bench):
+    answers = pytester.path / "answers"
+    answers.mkdir()
+    shutil.copy(bench.oracle_path(QUANT), answers / f"{QUANT}.json")
+    res = _run(pytester, f"--overdub-submission={answers}", "-k", DRUMS, "-rs")
+    res.assert_outcomes(skipped=1)
+    res.stdout.fnmatch_lines([f"SKIPPED * no answer for task {DRUMS}: no file {answers / DRUMS}.json"])

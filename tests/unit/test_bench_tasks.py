@@ -111,3 +111,41 @@ def test_a_check_that_raises_keeps_its_error_and_the_others_still_score(tmp_path
     broken = r.check("count")
     assert broken.score == 0.0 and "Bridge" in broken.error
     assert r.check("roots").score == 1.0 and r.check("clean").score == 1.0
+
+
+def test_a_task_is_in_the_train_split_unless_it_says_test(tmp_path):
+    data = json.loads((BENCH.tasks_dir / "write-bassline.json").read_text())
+    assert load_task(BENCH.tasks_dir / "write-bassline.json").split == "train"
+    for split in ("test", "holdout"):
+        path = tmp_path / "write-bassline.json"
+        path.write_text(json.dumps({**data, "split": split}))
+        if split == "test":
+            assert load_task(path).split == "test"
+        else:
+            with pytest.raises(TaskError, match="split"):
+                load_task(path)
+
+
+def test_the_split_is_not_part_of_the_grader_hash(tmp_path):
+    from pytest_overdub.bench.tasks import grader_hash
+
+    data = json.loads((BENCH.tasks_dir / "write-bassline.json").read_text())
+    path = tmp_path / "write-bassline.json"
+    path.write_text(json.dumps({**data, "split": "test"}))
+    held_out = load_task(path)
+    assert grader_hash(held_out) == grader_hash(TASK)
+    path.write_text(json.dumps({**data, "title": "Another title"}))
+    assert grader_hash(load_task(path)) != grader_hash(TASK)
+
+
+def test_overdub_score_takes_a_folder_of_answers_and_picks_the_tasks_own(tmp_path, capsys):
+    from pytest_overdub.cli import main
+
+    (tmp_path / "write-bassline.json").write_text(json.dumps(ORACLE))
+    (tmp_path / "write-drum-groove.json").write_text("[]")
+    assert main(["score", "write-bassline", str(tmp_path), "--json"]) == 0
+    want = score_path(TASK, tmp_path / "write-bassline.json", bench=BENCH).score
+    assert json.loads(capsys.readouterr().out)["score"] == want >= 0.9
+    assert main(["score", "write-counter-melody", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no answer for task write-counter-melody" in err and str(tmp_path / "write-counter-melody.json") in err

@@ -160,7 +160,7 @@ def test_bench_that_is_not_a_bench(tmp_path, capsys, command, bench, message):
 
 @pytest.mark.parametrize("argv, message", [
     (["score", TASK, "{tmp}/nope.json"], "argument submission: {tmp}/nope.json: no such file; want a submission file"),
-    (["score", TASK, "{tmp}"], "argument submission: {tmp} is a folder; want a submission file"),
+    (["score", TASK, "{tmp}"], f"{{tmp}}: no answer for task {TASK} in this folder (no file {{tmp}}/{TASK}.json)"),
     (["score", TASK, SONG, "--pass", "1.5"], "argument --pass: '1.5': want a task score between 0 and 1"),
     (["score", TASK, SONG, "--pass", "nan"], "argument --pass: 'nan': want a task score between 0 and 1"),
     (["score", "no-such-task", SONG], "no task 'no-such-task' in"),
@@ -209,7 +209,8 @@ def test_unknown_command_is_one_line_with_the_closest(capsys):
     assert main(["scroe", "x"]) == 2
     err = capsys.readouterr().err
     assert err == ("overdub: unknown command 'scroe' (did you mean 'score'?); commands: run, list, start, score, "
-                   "render, measure, devices, mcp, schema, check-changed (see overdub --help)\n")
+                   "render, measure, devices, mcp, schema, eval, check-changed (see overdub --help)
+")
 
 
 def test_help_exits_0(capsys):

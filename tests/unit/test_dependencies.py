@@ -1,8 +1,10 @@
 """The declared runtime dependencies are exactly what the package imports.
 
 Every third-party top-level module imported anywhere in ``pytest_overdub/`` (at module level or inside a
-function) must come from a distribution in ``[project] dependencies``; every declared dependency must be
-imported by the package or listed under ``[tool.overdub.unimported-dependencies]`` with its reason.
+function) must come from a distribution in ``[project] dependencies`` or in an optional extra (``dev``
+aside); every declared dependency must be imported by the package or listed under
+``[tool.overdub.unimported-dependencies]`` with its reason. An optional extra's modules are imported only
+inside functions, so the package imports without them.
 """
 
 from __future__ import annotations
@@ -69,10 +71,31 @@ def test_helpers_see_a_function_level_import_and_skip_the_standard_library(tmp_p
     assert set(third_party(imports)) == {"numba", "scipy"}
 
 
+def optional_extras() -> set[str]:
+    """The distributions of the optional extras users install (``[cluster]``, ...), the ``dev`` extra aside."""
+    data = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+    extras = data["project"].get("optional-dependencies", {})
+    return {_canonical(re.split(r"[<>=!~;\[ ]", d, maxsplit=1)[0])
+            for name, reqs in extras.items() if name != "dev" for d in reqs}
+
+
 def test_every_imported_third_party_module_is_a_declared_dependency():
     deps, _ = declared()
-    missing = {dist: where for dist, where in third_party(top_level_imports(PKG)).items() if dist not in deps}
-    assert missing == {}, "imported by pytest_overdub/ but not in pyproject.toml [project] dependencies"
+    missing = {dist: where for dist, where in third_party(top_level_imports(PKG)).items()
+               if dist not in deps | optional_extras()}
+    assert missing == {}, "imported by pytest_overdub/ but not in pyproject.toml [project] dependencies or an extra"
+
+
+def test_an_optional_extra_is_imported_only_inside_functions():
+    extras = optional_extras()
+    modules = {m for m, dists in packages_distributions().items() if any(_canonical(d) in extras for d in dists)}
+    at_top = []
+    for path in sorted(PKG.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+            at_top += [f"{path.relative_to(PKG.parent)}: {n}" for n in names if n.split(".")[0] in modules]
+    assert at_top == [], "an optional extra imported at module level: the package would not import without it"
 
 
 def test_every_declared_dependency_is_imported_or_has_a_reason():

@@ -1,0 +1,72 @@
+"""One trial's folder and the agent's surroundings: the workspace, the scrubbed environment, OVERDUB_MCP.
+
+``OUT/<task>/<trial>/`` holds ``workspace/`` (``start.json``, the starting song, and ``instruction.md``),
+``home/`` (the agent's fresh ``HOME``) and, once the agent ran, ``agent.log``, ``calls.json`` (the MCP
+session's log) and ``usage.jsonl``. The agent runs in ``workspace/`` with this environment and nothing
+else from the host: ``PATH``, ``HOME`` (the fresh one), ``OVERDUB_TASK``, ``OVERDUB_TRIAL`` (0-based),
+``OVERDUB_WORKSPACE``, ``OVERDUB_RUN_DIR`` (the trial folder), ``OVERDUB_MCP`` (a shell command that
+starts ``overdub mcp`` on this task, logging into ``OVERDUB_RUN_DIR/calls.json``), plus each variable
+named by ``--env-pass``, with the value it had where ``overdub eval`` was started.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import site
+import sys
+from pathlib import Path
+from typing import Any
+
+#: The variables the eval sets for the agent; ``--env-pass`` may not name them.
+RESERVED = ("PATH", "HOME", "OVERDUB_TASK", "OVERDUB_TRIAL", "OVERDUB_WORKSPACE", "OVERDUB_RUN_DIR", "OVERDUB_MCP")
+CALLS, USAGE, LOG, ANSWER = "calls.json", "usage.jsonl", "agent.log", "answer.json"
+
+
+def trial_dir(out: Path, task_id: str, trial: int) -> Path:
+    return out / task_id / str(trial)
+
+
+def fresh_trial_dir(path: Path) -> None:
+    """Empty the trial folder (what an interrupted attempt left) and make it again."""
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+
+
+def prepare_workspace(path: Path, task: Any, *, bench: Any) -> Path:
+    """Make ``path/workspace`` (``start.json``, ``instruction.md``) and ``path/home``; returns the workspace."""
+    from ..bench.tasks import start_song
+    from ..song.model import dumps_song
+
+    for name in ("workspace", "home"):
+        if (path / name).exists():
+            shutil.rmtree(path / name)
+        (path / name).mkdir()
+    for name in (CALLS, USAGE):
+        (path / name).unlink(missing_ok=True)
+    work = path / "workspace"
+    song = start_song(task, bench=bench)
+    song = song.model_copy(update={"meta": {**song.meta, "task": task.id, "instruction": task.instruction}})
+    (work / "start.json").write_text(dumps_song(song), encoding="utf-8")
+    (work / "instruction.md").write_text(task.instruction.rstrip() + "\n", encoding="utf-8")
+    return work
+
+
+def agent_env(*, task_id: str, trial: int, run_dir: Path, passed: dict[str, str]) -> dict[str, str]:
+    """The whole environment of the agent (see the module docstring)."""
+    env = dict(passed)
+    env.update(PATH=os.environ.get("PATH", os.defpath), HOME=str(run_dir / "home"), OVERDUB_TASK=task_id,
+               OVERDUB_TRIAL=str(trial), OVERDUB_WORKSPACE=str(run_dir / "workspace"), OVERDUB_RUN_DIR=str(run_dir),
+               OVERDUB_MCP=mcp_command(task_id, run_dir / CALLS))
+    return env
+
+
+def mcp_command(task_id: str, log: Path) -> str:
+    """``overdub mcp --task TASK --log LOG`` with this interpreter and this copy of the package (its folder
+    is put on PYTHONPATH when a plain interpreter would not find it, as in a source checkout)."""
+    cmd = shlex.join([sys.executable, "-m", "pytest_overdub.cli", "mcp", "--task", task_id, "--log", str(log)])
+    root = str(Path(__file__).resolve().parent.parent.parent)
+    installed = {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    return cmd if root in installed else f"PYTHONPATH={shlex.quote(root)} {cmd}"
