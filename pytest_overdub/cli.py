@@ -29,6 +29,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
             "serve the studio to an agent: an MCP server on stdio (a task's song, or any song)"),
     "schema": ("pytest_overdub.song.schema:main", "print the JSON Schema of songs, ops or tasks"),
     "eval": ("pytest_overdub.evaluate.cli:main", "run an agent on the tasks, K trials each, into a run folder"),
+    "report": ("pytest_overdub.evaluate.report:main",
+               "summarize an evaluation run: pass rates with intervals, pass^k, costs (--html, --regrade)"),
+    "compare": ("pytest_overdub.evaluate.compare:main", "compare two evaluation runs, paired on task and trial"),
     "check-changed": ("pytest_overdub.bench.precommit:main",
                       "self-check the tasks that changed files touch (the pre-commit hook)"),
 }

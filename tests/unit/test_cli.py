@@ -209,8 +209,8 @@ def test_unknown_command_is_one_line_with_the_closest(capsys):
     assert main(["scroe", "x"]) == 2
     err = capsys.readouterr().err
     assert err == ("overdub: unknown command 'scroe' (did you mean 'score'?); commands: run, list, start, score, "
-                   "render, measure, devices, mcp, schema, eval, check-changed (see overdub --help)
-")
+                   "render, measure, devices, mcp, schema, eval, report, compare, check-changed "
+                   "(see overdub --help)\n")
 
 
 def test_help_exits_0(capsys):
