@@ -203,13 +203,30 @@ def main() -> int:
         return 2
     try:
         asyncio.run(play(server_cmd))
-    except StudioRefused as exc:
-        print(f"scripted.py: the studio refused a call: {exc}", file=sys.stderr)
-        return 1
-    except (OSError, ConnectionError) as exc:
-        print(f"scripted.py: could not reach the studio ({type(exc).__name__}: {exc})", file=sys.stderr)
+    except Exception as exc:  # the SDK's task groups wrap what was raised in (nested) exception groups
+        from mcp import MCPError
+
+        leaves = list(_leaves(exc))
+        refused = [e for e in leaves if isinstance(e, StudioRefused)]
+        if refused:
+            print(f"scripted.py: the studio refused a call: {refused[0]}", file=sys.stderr)
+            return 1
+        lost = [e for e in leaves if isinstance(e, (MCPError, OSError))]
+        if not lost:
+            raise
+        print(f"scripted.py: lost the studio ({type(lost[0]).__name__}: {lost[0]}): an infrastructure failure",
+              file=sys.stderr)
         return INFRA_EXIT
     return 0
+
+
+def _leaves(exc: BaseException):
+    """The exceptions inside (nested) exception groups, or ``exc`` itself."""
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield exc
 
 
 if __name__ == "__main__":
