@@ -9,13 +9,15 @@ them (so a fault is what the scorer would see: a ``fault`` or ``error`` warning,
   without the effect is the dry reference for the effect's gain;
 * an **instrument** playing C4, E4 (0.25 s each) and G4 (0.5 s), one every 0.5 s, at 120 bpm.
 
-Both renders run 3.5 s (a 2 s bar and the renderer's 1.5 s tail), the device at its declared defaults.
+All of it runs in one kernel session (a device that faults is not built again, and the kernels share one
+time budget, so a hung kernel costs one timeout). The probes run 3.5 s (a 2 s bar and the renderer's
+1.5 s tail), the device at its declared defaults.
 Figures: ``peak`` (dBFS), ``truePeak`` (dBTP), ``lufs`` of the whole probe; ``tail_s``, the time from the
 end of the input (the last note's end) to the end of the last 10 ms frame whose peak is within 60 dB of
 the output's peak (``null`` and a finding when the output still rings at the end of the probe);
 ``deterministic``: two renders, each building the device afresh, equal in every bit. With ``use_on``, the
 device's track in the song is rendered too (the stem as the renderer makes it) and its warnings and
-levels reported, since a kernel may fault only on the real input.
+levels reported, since a kernel may fault only on the real input (not when it faulted on the probe already).
 """
 
 from __future__ import annotations
@@ -53,19 +55,25 @@ def probe_song(defn: DeviceDef, *, with_device: bool = True) -> tuple[Song, floa
 
 def check_device(song: Song, dev_id: str, *, trusted: bool, use_on: dict | None) -> dict[str, Any]:
     """``{"ok", "check": {...figures}, "findings": [...], "on_track"?}`` for ``song.devices[dev_id]``."""
+    from ..render.engine import kernel_scope
+
     defn = song.devices[dev_id]
     findings: list[dict[str, str]] = []
-    try:
-        check = _probe(defn, trusted=trusted, findings=findings)
-    except OverdubError as exc:
-        findings.append({"kind": "fault", "message": f"the check could not run: {exc}"})
-        check = None
-    out: dict[str, Any] = {"check": check}
-    if use_on is not None:
+    out: dict[str, Any] = {}
+    with kernel_scope(song, trusted=trusted):  # one session: a hung kernel costs one timeout, not one per render
         try:
-            out["on_track"] = _on_track(song, use_on["track"], trusted=trusted, findings=findings)
+            out["check"] = _probe(defn, trusted=trusted, findings=findings)
         except OverdubError as exc:
-            findings.append({"kind": "fault", "message": f"the track could not be rendered: {exc}"})
+            findings.append({"kind": "fault", "message": f"the check could not run: {exc}"})
+            out["check"] = None
+        faulted = any(f["kind"] in ("fault", "error") for f in findings)
+        if use_on is not None and faulted:
+            out["on_track"] = None  # the probe faulted: the track would only fault again (and cost its time)
+        elif use_on is not None:
+            try:
+                out["on_track"] = _on_track(song, use_on["track"], trusted=trusted, findings=findings)
+            except OverdubError as exc:
+                findings.append({"kind": "fault", "message": f"the track could not be rendered: {exc}"})
     out["findings"] = findings
     out["ok"] = not any(f["kind"] in ("fault", "error", "nondeterministic") for f in findings)
     if not out["ok"]:

@@ -81,8 +81,7 @@ def docs_dir() -> Path:
     """Where the project's pages are: the checkout's ``docs/``, else the wheel's ``pytest_overdub/data/docs``."""
     from ..bench.tasks import bundled_bench
 
-    root = bundled_bench().root
-    return root / "docs" if (root / "docs").is_dir() else root.parent / "docs"
+    return bundled_bench().root / "docs"
 
 
 def _doc(name: str) -> str:
@@ -90,7 +89,8 @@ def _doc(name: str) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise StudioError(f"get_guide: cannot read {path}: {exc.strerror or exc} (the docs are not installed)") from None
+        raise StudioError(f"get_guide: cannot read {path}: {exc.strerror or exc} "
+                          f"(the docs are not installed)") from None
 
 
 def _spec_text(spec: DeviceSpec) -> str:

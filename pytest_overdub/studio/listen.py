@@ -40,13 +40,13 @@ BAR_FIGURES = ("lufs", "truePeak", "peak", "rms")
 class Listener:
     """Renders and measures songs of one session (its starting song decides which ids are new)."""
 
-    def __init__(self, start: Song, *, trusted: bool, sr: int = 48000):
+    def __init__(self, start: Song, *, trusted: bool):
         from .. import runtime
         from ..render.stems import StemCache, default_cache
 
         self.start = start
         self.trusted = trusted
-        self.sr = sr
+        self.stems_measured = 0  # stems whose per-track figures were read (not found kept)
         self.cache = default_cache() if runtime.active() else StemCache(max_bytes=runtime.stem_cache_bytes())
         self._renamed: tuple[Song | None, Song | None] = (None, None)
         self._last_render: tuple[Any, ...] = (None, None, None)  # (renamed song, track ids, Render)
@@ -81,6 +81,10 @@ class Listener:
         r = self._render(stable, ids)
         tl = r.timeline
         a, b = span_frames(tl, lo, hi)
+        if a >= b:
+            end = round(tl.frames_to_beats(tl.n_frames), 6)
+            raise StudioError(f"render_and_measure: from = {lo:g}: allowed a beat before the render's end, "
+                              f"{end:g} (the song and its {tl.tail_s:g} s tail)")
         out["span"] = {"from_beats": round(tl.frames_to_beats(a), 6), "to_beats": round(tl.frames_to_beats(b), 6),
                        "seconds": round((b - a) / r.sr, 6), **({"section": section_name} if section_name else {})}
         out.update(_figures(r.mix[:, a:b], r.sr))
@@ -92,7 +96,6 @@ class Listener:
             out["bars"] = _bars(r.mix, tl, a, b)
         out["warnings"] = _warnings(r.warnings, song, stable)
         return out
-
 
     def _render(self, stable: Song, ids: list[str]):
         """The render of ``ids`` on ``stable``: the last one again for the same song and tracks (songs are
@@ -114,12 +117,14 @@ class Listener:
         hit = self._stem_figures.get(key)
         if hit is not None and hit[0] is stem:
             self._stem_figures.move_to_end(key)
-            return hit[1]
-        figures = _figures(stem[:, a:b], sr)
-        self._stem_figures[key] = (stem, figures)
-        while len(self._stem_figures) > STEM_FIGURES_KEPT:
-            self._stem_figures.popitem(last=False)
-        return figures
+            figures = hit[1]
+        else:
+            figures = _figures(stem[:, a:b], sr)
+            self.stems_measured += 1
+            self._stem_figures[key] = (stem, figures)
+            while len(self._stem_figures) > STEM_FIGURES_KEPT:
+                self._stem_figures.popitem(last=False)
+        return {"figures": dict(figures["figures"]), "refused": dict(figures["refused"])}  # the kept ones stay ours
 
 
 def _span(song: Song, section: Any, lo: Any, hi: Any) -> tuple[float | None, float | None, str | None]:

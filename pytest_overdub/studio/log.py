@@ -29,7 +29,11 @@ class CallLog:
 
     def append(self, tool: str, tool_input: dict[str, Any]) -> None:
         """Record one successful call and rewrite the file. The input is stored as JSON data (a copy)."""
-        self.calls.append({"tool": tool, "input": json.loads(json.dumps(tool_input, allow_nan=False))})
+        try:
+            stored = json.loads(json.dumps(tool_input, allow_nan=False))
+        except (TypeError, ValueError) as exc:
+            raise StudioError(f"{tool}: the input is not JSON data ({exc}); the log holds JSON only") from None
+        self.calls.append({"tool": tool, "input": stored})
         try:
             self._write()
         except StudioError:

@@ -9,7 +9,6 @@ one more edit is applied and undone, so the log also holds an ``undo`` that the 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

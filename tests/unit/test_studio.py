@@ -205,7 +205,8 @@ def test_export_is_the_current_song(studio):
 
 def test_the_log_replays_to_the_session_song_undo_included(studio, tmp_path):
     studio.apply_ops(ops=[_gain("Bass", -3)], label="a")
-    studio.define_device(device={"id": "my.half", "kind": "effect", "kernel": ECHO}, use_on={"track": "Bass", "index": 0})
+    studio.define_device(device={"id": "my.half", "kind": "effect", "kernel": ECHO},
+                         use_on={"track": "Bass", "index": 0})
     studio.apply_ops(ops=[{"type": "track.add", "track": {"name": "Pad", "instrument": {"device": "core.pad"}}}])
     studio.undo()
     studio.apply_ops(ops=[{"type": "track.add", "track": {"name": "Lead"}},
@@ -321,7 +322,8 @@ def test_render_and_measure_reads_what_the_scorer_reads(studio):
     from pytest_overdub.song.ids import stable_ids
 
     studio.apply_ops(ops=[{"type": "track.add", "track": {"name": "Pad", "instrument": {"device": "core.pad"}}},
-                          {"type": "clip.add", "track": "Pad", "clip": {"start": 8, "length": 8, "notes": "A3@0:8 C4@0:8"}}])
+                          {"type": "clip.add", "track": "Pad",
+                           "clip": {"start": 8, "length": 8, "notes": "A3@0:8 C4@0:8"}}])
     r = studio.render_and_measure(section="Chorus", tracks=["Pad", "Bass"])
     ctx = Context(start=studio.start, song=stable_ids(studio.song, start=studio.start), trusted=True)
     scope = Scope(tracks=["Pad", "Bass"], section="Chorus")
@@ -366,6 +368,7 @@ def test_per_track_bars_and_muted_tracks(studio):
     ({"section": "Verse", "from_beats": 0}, "give either section or from/to, not both"),
     ({"from_beats": 4, "to_beats": 2}, "to = 2: allowed a beat after from"),
     ({"from_beats": -1}, "from = -1: allowed a number of beats >= 0"),
+    ({"from_beats": 40}, "from = 40: allowed a beat before the render's end, 18.3 (the song and its 1.5 s tail)"),
     ({"tracks": ["Vox"]}, 'tracks: "Vox" is not a track'),
     ({"series": "beats"}, 'series = "beats": allowed "bars" or none'),
 ])
@@ -376,10 +379,41 @@ def test_render_and_measure_refuses_bad_options(studio, kw, fragment):
 
 def test_per_track_figures_follow_the_fader_and_are_kept_for_unchanged_stems(studio):
     before = {t["track"]: t for t in studio.render_and_measure(per_track=True)["tracks"]}
+    measured = studio._listener.stems_measured
     studio.apply_ops(ops=[_gain("Bass", studio.song.track("Bass").gain - 4)])
     after = {t["track"]: t for t in studio.render_and_measure(per_track=True)["tracks"]}
-    assert after["Drums"]["figures"] is before["Drums"]["figures"]  # the same stem: not measured again
+    assert studio._listener.stems_measured == measured + 1  # only the edited track's stem is measured again
+    assert after["Drums"] == before["Drums"]
     for name in ("lufs", "truePeak", "peak", "rms"):  # the fader scales the stem after its inserts
         assert after["Bass"]["figures"][name] == pytest.approx(before["Bass"]["figures"][name] - 4, abs=1e-6)
     # the spectrum is float32 (docs/meters.md): a scaled stem keeps its centroid to float32 rounding
     assert after["Bass"]["figures"]["centroid"] == pytest.approx(before["Bass"]["figures"]["centroid"], rel=1e-6)
+
+
+@pytest.mark.slow
+def test_a_kernel_that_hangs_in_the_sandbox_is_a_finding_not_a_hung_session(tmp_path):
+    studio = Studio.for_song(TINY, trusted=False)
+    kernel = "def process(x, params, ctx):\n    while True:\n        pass\n"
+    r = studio.define_device(device={"id": "my.hang", "kind": "effect", "kernel": kernel}, use_on={"track": "Bass"})
+    assert r["ok"] is False
+    assert "timeout" in r["findings"][0]["message"] or "time limit" in r["findings"][0]["message"]
+    assert r["on_track"] is None and len(r["findings"]) == 1
+    assert studio.undo()["undone"] == "define_device my.hang on Bass"
+
+
+def test_calls_from_several_threads_lose_no_edit(studio):
+    import threading
+
+    def edits(track: str) -> None:
+        for i in range(40):
+            studio.apply_ops(ops=[_gain(track, -0.5 * i)])
+
+    threads = [threading.Thread(target=edits, args=(name,)) for name in ("Bass", "Drums")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert studio.get_history()["undo_steps"] == 80
+    assert (studio.song.track("Bass").gain, studio.song.track("Drums").gain) == (-19.5, -19.5)
+    sub = submission_from_data(studio.log)
+    assert apply_transactions(studio.start, [list(t) for t in sub.transactions]) == studio.song
