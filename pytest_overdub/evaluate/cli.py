@@ -15,7 +15,7 @@ from pathlib import Path
 from ..cliargs import Parser, arg, float_in, int_in, output_dir
 from ..errors import UsageError
 from .executors import EXECUTORS
-from .runner import FAMILIES, SPLITS, EvalOptions, finished, run_eval, select_tasks, trial_order
+from .runner import SPLITS, EvalOptions, families, finished, run_eval, select_tasks, trial_order
 from .workspace import RESERVED
 
 EPILOG = """examples:
@@ -64,7 +64,7 @@ def parser() -> Parser:
     p.add_argument("--agent-id", metavar="LABEL", type=arg(_label),
                    help="the agent's name in the results (required with --agent-cmd; default with --agent: replay)")
     p.add_argument("--tasks", metavar="ID,ID,...|FAMILY|all", default="all",
-                   help=f"task ids, a family ({', '.join(FAMILIES)}) or all (default)")
+                   help=f"task ids, a family ({', '.join(families())}) or all (default)")
     p.add_argument("--trials", metavar="K", type=arg(int_in, lo=1, hi=1000, what="a number of trials"),
                    default=1, help="trials per task (default 1)")
     p.add_argument("--parallel", metavar="N", type=arg(int_in, lo=1, hi=256, what="a number of trials at once"),

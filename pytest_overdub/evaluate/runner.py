@@ -27,7 +27,6 @@ from .records import FORMAT, run_record, write_json
 from .trial import TrialSpec, run_trial
 from .workspace import trial_dir
 
-FAMILIES = ("mix", "writing", "device", "editing")
 SPLITS = ("train", "test", "all")
 #: Options that may change when a run is resumed: they change how fast it goes, not what it measures.
 RESUMABLE = ("parallel", "executor")
@@ -71,7 +70,7 @@ def select_tasks(bench: Any, text: str | None, *, split: str) -> tuple[str, ...]
     """The task ids ``--tasks`` names (``ID,ID,…``, a family, or ``all``) in ``--split``, sorted. A task
     named by id outside the split is an error (never silently dropped); so is an empty selection."""
     every = bench.task_ids()
-    named = text not in (None, "all") and text not in FAMILIES
+    named = text not in (None, "all") and text not in families()
     if not named:
         ids = [t for t in every if text in (None, "all") or bench.task(t).family == text]
     else:
@@ -86,6 +85,15 @@ def select_tasks(bench: Any, text: str | None, *, split: str) -> tuple[str, ...]
     if not ids:
         raise UsageError(f"--tasks {text or 'all'} --split {split}: no task selected (tasks: {', '.join(every)})")
     return tuple(ids)
+
+
+def families() -> tuple[str, ...]:
+    """The task families, as the task model defines them."""
+    from typing import get_args
+
+    from ..bench.model import Task
+
+    return get_args(Task.model_fields["family"].annotation)
 
 
 def trial_order(tasks: tuple[str, ...] | list[str], trials: int, seed: int) -> list[tuple[str, int]]:

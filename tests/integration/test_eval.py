@@ -342,3 +342,25 @@ def test_dask_without_a_scheduler_address_is_one_usage_error(tmp_path, capsys):
     assert run("--agent", f"replay:{tmp_path}", "--tasks", DRUMS, "--executor", "dask", "--out",
                str(tmp_path / "run")) == 2
     assert "--executor dask needs --scheduler ADDR" in capsys.readouterr().err
+
+
+def test_stopping_a_parallel_eval_kills_the_agents_its_workers_run(tmp_path):
+    pids = tmp_path / "pids"
+    cmd = agent(tmp_path, f'echo $$ >> "{pids}"\nsleep 60\n')
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen([sys.executable, "-m", "pytest_overdub.cli", "eval", "--agent-cmd", cmd, "--agent-id", "s",
+                             "--tasks", DRUMS, "--trials", "4", "--parallel", "2", "--out", str(tmp_path / "run")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 120
+        while (not pids.exists() or len(pids.read_text().split()) < 2) and time.monotonic() < end:
+            time.sleep(0.1)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "interrupted" in err, err
+    running = [int(p) for p in pids.read_text().split()]
+    assert len(running) == 2 and all(wait_gone(pid) for pid in running)
+    assert not list((tmp_path / "run").glob("*/*/result.json"))  # no trial finished
