@@ -74,7 +74,7 @@ def test_report_on_the_scripted_run(scripted_run, capsys):
     assert (known["n"], known["successes"], known["pass_at_1"], known["pass_hat_k"]) == (2, 2, 1.0, {"1": 1.0, "2": 1.0})
     assert (unknown["n"], unknown["successes"]) == (2, 0)
     assert unknown["mean_score"] == unknown["baseline_score"]  # the starting song, scored as the baseline
-    assert summary["overall"]["trials"] == 4
+    assert summary["overall"]["trials"] == 4 and summary["reference_grader_differs"] == []
     assert json.loads((scripted_run / "summary.json").read_text()) == summary
 
 
