@@ -29,8 +29,10 @@ import sys
 from typing import Any
 
 INFRA_EXIT = 75
-PEAK_MARGIN_DB = 0.3  # how far under the instruction's peak ceiling the limiter's ceiling is set
-LOUDNESS_TOLERANCE_LU = 0.5  # stop correcting when the loudness is this close to the target
+PEAK_MARGIN_DB = 0.3  # how far under the instruction's true-peak ceiling it keeps the peaks
+LOUDNESS_TOLERANCE_LU = 0.5  # how close to the loudness it aims at is close enough
+LIFT_TOLERANCE_LU = 0.25  # how close to the chorus lift it aims at is close enough
+CREST_MARGIN_DB = 0.5  # how far inside the instruction's allowed crest drop it stays
 CORRECTIONS = 3  # at most this many measured corrections per play
 
 
@@ -54,7 +56,7 @@ class Studio:
         say(f"{tool}({_brief(arguments)}) ok")
         return data
 
-    async def measure(self, **span: Any) -> dict[str, float]:
+    async def measure(self, **span: Any) -> dict[str, Any]:
         return (await self.call("render_and_measure", **span))["figures"]
 
 
@@ -115,8 +117,8 @@ async def master_loudness(studio: Studio, instruction: str, project: dict, befor
         say(f"loudness {now['lufs']:.2f} LUFS (aim {aim:g}), true peak {now['truePeak']:.2f} dBTP, "
             f"crest down {squash:.2f} dB")
         step = aim - now["lufs"] if abs(aim - now["lufs"]) > LOUDNESS_TOLERANCE_LU else 0.0
-        if crest_drop is not None and squash > crest_drop - LOUDNESS_TOLERANCE_LU:
-            step = min(step, crest_drop - LOUDNESS_TOLERANCE_LU - squash)
+        if crest_drop is not None and squash > crest_drop - CREST_MARGIN_DB:
+            step = min(step, crest_drop - CREST_MARGIN_DB - squash)
         if step == 0.0:
             return
         gain = _clamp(gain + step, 0.0, 24.0)
@@ -145,23 +147,23 @@ async def chorus_lift(studio: Studio, instruction: str, project: dict, before: d
     width = _clamp(10 ** ((want_wider - (chorus_now["sideDb"] - verse["sideDb"])) / 20), 1.0, 2.0)
     await studio.call("apply_ops", label="chorus: master width stage, gain and width up", ops=[
         {"type": "insert.add", "track": "master", "insert": {"id": "fx_master_lift", "device": "core.width"}},
-        _step("gain", 0.0, gain, start, end), _step("width", 1.0, width, start, end)])
+        _from_chorus("gain", 0.0, gain, start, end), _from_chorus("width", 1.0, width, start, end)])
     for _ in range(CORRECTIONS):
         now, whole = await studio.measure(section="Chorus"), await studio.measure()
         got = now["lufs"] - verse["lufs"]
         say(f"chorus minus verse {got:.2f} LU (want {want_lift:g}), side/mid "
             f"{now['sideDb'] - verse['sideDb']:.2f} dB (want {want_wider:g}), true peak {whole['truePeak']:.2f} dBTP")
-        step = want_lift - got if abs(want_lift - got) > LOUDNESS_TOLERANCE_LU / 2 else 0.0
+        step = want_lift - got if abs(want_lift - got) > LIFT_TOLERANCE_LU else 0.0
         if ceiling is not None and whole["truePeak"] > ceiling - PEAK_MARGIN_DB:
-            step = max(min(step, ceiling - PEAK_MARGIN_DB - whole["truePeak"]), low_lift + 0.25 - got)
+            step = max(min(step, ceiling - PEAK_MARGIN_DB - whole["truePeak"]), low_lift + LIFT_TOLERANCE_LU - got)
         if abs(step) < 0.01:
             break
         gain = _clamp(gain + step, 0.0, 12.0)
-        await studio.call("apply_ops", label="chorus gain", ops=[_step("gain", 0.0, gain, start, end)])
+        await studio.call("apply_ops", label="chorus gain", ops=[_from_chorus("gain", 0.0, gain, start, end)])
     await studio.measure(section="Verse")
 
 
-def _step(param: str, low: float, high: float, start: float, end: float) -> dict:
+def _from_chorus(param: str, low: float, high: float, start: float, end: float) -> dict:
     """Automation on the master width stage: ``low`` until the chorus starts, ``high`` through it."""
     points = f"0:{low:g} {start - 0.05:g}:{low:g} {start:g}:{round(high, 2):g} {end:g}:{round(high, 2):g}"
     return {"type": "auto.write", "track": "master", "insert": "fx_master_lift", "param": param, "points": points}

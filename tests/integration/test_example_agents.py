@@ -71,7 +71,8 @@ def test_report_on_the_scripted_run(scripted_run, capsys):
     assert main(["report", str(scripted_run), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     known, unknown = summary["tasks"][KNOWN], summary["tasks"][UNKNOWN]
-    assert (known["n"], known["successes"], known["pass_at_1"], known["pass_hat_k"]) == (2, 2, 1.0, {"1": 1.0, "2": 1.0})
+    assert (known["n"], known["successes"], known["pass_at_1"]) == (2, 2, 1.0)
+    assert known["pass_hat_k"] == {"1": 1.0, "2": 1.0}
     assert (unknown["n"], unknown["successes"]) == (2, 0)
     assert unknown["mean_score"] == unknown["baseline_score"]  # the starting song, scored as the baseline
     assert summary["overall"]["trials"] == 4 and summary["reference_grader_differs"] == []
