@@ -79,6 +79,18 @@ def test_report_on_the_scripted_run(scripted_run, capsys):
     assert json.loads((scripted_run / "summary.json").read_text()) == summary
 
 
+@pytest.mark.parametrize("server_cmd, want, said", [
+    ("echo no studio here >&2; exit 3", 75, "lost the studio"),  # an infrastructure failure: eval retries it
+    (None, 2, "OVERDUB_MCP is not set"),
+])
+def test_scripted_agent_without_a_studio(tmp_path, server_cmd, want, said):
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    if server_cmd is not None:
+        env["OVERDUB_MCP"] = server_cmd
+    proc = subprocess.run([sys.executable, str(SCRIPTED)], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == want and said in proc.stderr and "Traceback" not in proc.stderr
+
+
 # --- the Claude Code adapter, against a stand-in claude -------------------------------------------------
 
 
