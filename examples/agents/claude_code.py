@@ -113,22 +113,31 @@ def main() -> int:
     config.write_text(json.dumps({"mcpServers": {"overdub": {"command": "/bin/sh", "args": ["-c", server_cmd]}}}),
                       encoding="utf-8")
     env = {**os.environ, "MCP_TIMEOUT": "120000", "MCP_TOOL_TIMEOUT": "600000"}  # the first render compiles
-    proc = subprocess.run(claude_command(mcp_config=config, instruction=sys.stdin.read()), env=env,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
-    sys.stderr.write(proc.stderr)
-    sys.stdout.write(proc.stdout)  # the transcript, kept in agent.log
-    events = parse_events(proc.stdout)
+    cmd = claude_command(mcp_config=config, instruction=sys.stdin.read())
+    with open(config.with_name("claude.stderr"), "w+", encoding="utf-8") as err:
+        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
+                                text=True)
+        transcript = []
+        for line in proc.stdout:  # the transcript goes on to agent.log as it comes, and is read at the end
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            transcript.append(line)
+        code = proc.wait()
+        err.seek(0)
+        stderr = err.read()
+    sys.stderr.write(stderr)
+    events = parse_events("".join(transcript))
     lines = usage_lines(events)
     if lines:
         with open(Path(run_dir) / "usage.jsonl", "w", encoding="utf-8") as f:
             f.writelines(json.dumps(line) + "\n" for line in lines)
-    why = infra_failure(events, proc.stderr)
+    why = infra_failure(events, stderr)
     if why:
         print(f"claude_code.py: {why}", file=sys.stderr)
         return INFRA_EXIT
     if any(e.get("type") == "result" for e in events):
         return 0  # the session ran to its end (done, out of turns or stopped by an error): its edits are scored
-    return proc.returncode
+    return code
 
 
 if __name__ == "__main__":
