@@ -360,6 +360,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.bench is not None and args.task is None:
         parser.error("--bench goes with --task (a song file is opened as it is)")
+    if args.song is not None and args.log is not None and args.log.resolve() == args.song.resolve():
+        parser.error(f"--log {args.log} is the song file; the log would overwrite it (log to another .json)")
     if args.weak_sandbox:
         from ..render.trust import allow_weak_sandbox
 

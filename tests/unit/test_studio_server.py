@@ -328,11 +328,16 @@ def test_overdub_mcp_over_stdio_logs_a_session_that_scores_like_its_ops(tiny_ben
     (["--task", TASK, "--log", "{tmp}/calls.txt"], "argument --log: {tmp}/calls.txt has extension '.txt'"),
     (["--song", "{tmp}/nope.json"], "argument --song: {tmp}/nope.json: no such file"),
     (["--task", "no-such-task"], "no task 'no-such-task'"),
+    (["--song", "{tmp}/song.json", "--log", "{tmp}/../{name}/song.json"],
+     "is the song file; the log would overwrite it"),
 ])
 def test_mcp_argument_errors_are_one_line_before_serving(tmp_path, capsys, argv, message):
-    assert main(["mcp", *[a.format(tmp=tmp_path) for a in argv]]) == 2
+    song = tmp_path / "song.json"
+    song.write_text(TINY.read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["mcp", *[a.format(tmp=tmp_path, name=tmp_path.name) for a in argv]]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("overdub mcp: ") and message.format(tmp=tmp_path) in err[0]
+    assert song.read_text(encoding="utf-8") == TINY.read_text(encoding="utf-8")
 
 
 def test_importing_the_package_and_the_command_loads_no_mcp_sdk():
