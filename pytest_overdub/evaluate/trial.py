@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import result_record, write_json
-from .workspace import ANSWER, LOG, agent_env, fresh_trial_dir, prepare_workspace, trial_dir
+from .workspace import ANSWER, LOG, agent_env, fresh_trial_dir, prepare_workspace, remove, trial_dir
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,7 @@ def score_answer(base: dict, task: Any, bench: Any, path: Path, *, source: str, 
             raise OverdubError(f"{path.name} is not a regular file")
         check_file_size(path.stat().st_size, source=path.name, error=OverdubError)
         kept = run_dir / ANSWER
+        remove(kept)  # never write through a link the agent may have put there
         shutil.copyfile(path, kept)
         fields["answer_sha256"] = hashlib.sha256(kept.read_bytes()).hexdigest()
         submission = load_submission(kept)

@@ -15,6 +15,7 @@ import os
 import shlex
 import shutil
 import site
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,9 +31,31 @@ def trial_dir(out: Path, task_id: str, trial: int) -> Path:
 
 def fresh_trial_dir(path: Path) -> None:
     """Empty the trial folder (what an interrupted attempt left) and make it again."""
-    if path.exists():
-        shutil.rmtree(path)
+    remove(path)
     path.mkdir(parents=True)
+
+
+def remove(path: Path) -> None:
+    """Remove ``path`` whatever an agent made of it: a folder (read-only parts made writable first), a file,
+    or a symlink (removed itself; what it points to is never touched)."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path, onerror=_writable_and_retry)
+
+
+def _writable_and_retry(func: Any, name: str, exc_info: Any) -> None:
+    """rmtree's error handler: make the parent (and a folder itself) writable and try again; a name already
+    gone (removed by an earlier retry) is fine."""
+    try:
+        os.chmod(os.path.dirname(name), stat.S_IRWXU)
+        if os.path.isdir(name) and not os.path.islink(name):
+            os.chmod(name, stat.S_IRWXU)
+            shutil.rmtree(name, onerror=_writable_and_retry)
+        else:
+            func(name)
+    except FileNotFoundError:
+        pass
 
 
 def prepare_workspace(path: Path, task: Any, *, bench: Any) -> Path:
@@ -40,12 +63,10 @@ def prepare_workspace(path: Path, task: Any, *, bench: Any) -> Path:
     from ..bench.tasks import start_song
     from ..song.model import dumps_song
 
+    for name in ("workspace", "home", CALLS, USAGE):
+        remove(path / name)
     for name in ("workspace", "home"):
-        if (path / name).exists():
-            shutil.rmtree(path / name)
         (path / name).mkdir()
-    for name in (CALLS, USAGE):
-        (path / name).unlink(missing_ok=True)
     work = path / "workspace"
     song = start_song(task, bench=bench)
     song = song.model_copy(update={"meta": {**song.meta, "task": task.id, "instruction": task.instruction}})

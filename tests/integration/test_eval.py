@@ -364,3 +364,24 @@ def test_stopping_a_parallel_eval_kills_the_agents_its_workers_run(tmp_path):
     running = [int(p) for p in pids.read_text().split()]
     assert len(running) == 2 and all(wait_gone(pid) for pid in running)
     assert not list((tmp_path / "run").glob("*/*/result.json"))  # no trial finished
+
+
+def test_a_retry_or_resume_clears_whatever_the_agent_made_of_its_folder(tmp_path, oracle_score):
+    """Read-only folders (in HOME; they stop only a user who is not root), a workspace swapped for a symlink
+    to elsewhere: the next attempt gets a fresh workspace anyway, and what the symlink pointed to is left
+    alone."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("mine")
+    marker = tmp_path / "failed-once"
+    cmd = agent(tmp_path, f"""if [ ! -e "{marker}" ]; then
+  touch "{marker}"; cd "$HOME"; mkdir -p locked/deeper; touch locked/deeper/f; chmod 500 locked/deeper locked
+  cd "$OVERDUB_RUN_DIR"; rm -rf workspace; ln -s "{elsewhere}" workspace; exit 75
+fi
+{COPY_ORACLE}""")
+    out = tmp_path / "run"
+    assert run("--agent-cmd", cmd, "--agent-id", "messy", "--tasks", DRUMS, "--out", str(out)) == 0
+    rec = result(out, DRUMS, 0)
+    assert rec["status"] == "scored" and rec["score"] == oracle_score and rec["retries"] == 1
+    assert not (out / DRUMS / "0" / "workspace").is_symlink()
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["keep.txt"]
