@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-CODE_DIRS = ("pytest_overdub", "tests", "bench", "tools")
+CODE_DIRS = ("pytest_overdub", "tests", "bench", "tools", "examples")
 # Built from pieces so this file does not match its own patterns.
 FOREIGN = re.compile(r"\b" + "SP" + r"EC\b|\b" + "DES" + r"IGN\b")
 DOC_REF = re.compile(r"(?<![\"'/\w])docs/([A-Za-z0-9_.-]+\.md)")  # a citation, not a path literal like "docs/x.md"
