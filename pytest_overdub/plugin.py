@@ -45,7 +45,7 @@ from typing import Any, Iterator, NoReturn
 import pytest
 
 PASS_DEFAULT = 0.9
-FAMILIES = ("mix", "writing", "device", "editing")
+FAMILIES = ("mix", "writing", "device", "editing", "mastering", "mixdown")
 _PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "numba", "pydantic", "soundfile", "pytest-xdist")
 
 
@@ -99,7 +99,9 @@ COLLECTED_KEY = pytest.StashKey[Collected]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("overdub", "pytest-overdub: score music-making agents")
     group.addoption("--overdub-submission", metavar="PATH", default=None,
-                    help="score this submission (ops, {ops}, transactions, a tool-call log or a song) on the tasks")
+                    help="score this submission (ops, {ops}, transactions, a tool-call log or a song) on the tasks; "
+                         "a folder: an audio task's answer files (or DIR/<task-id>/ holding them), and "
+                         "DIR/<task-id>.json for a song task")
     group.addoption("--overdub-tasks", metavar="DIR", default=None,
                     help="the tasks directory (or a bench directory holding tasks/); default: tasks/ at the rootdir, "
                          "else the bundled tasks")
@@ -231,6 +233,8 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
         from .song.submission import load_submission
 
         mode.submission_path = Path(sub_arg).resolve()
+        if mode.submission_path.is_dir():  # answers per task, read when each task is scored
+            return mode
         try:
             mode.submission = load_submission(mode.submission_path)
         except OverdubError as exc:
@@ -381,8 +385,8 @@ class Task(pytest.Collector):
             return
         for check in self.task.checks:
             yield CheckItem.from_parent(self, name=check.id, check_id=check.id, gate=check.gate)
-        yield CheckItem.from_parent(self, name="clean", check_id="clean", gate=True)
-        yield CheckItem.from_parent(self, name="scope", check_id="scope", gate=True)
+        for gate in self.task.house_gates:
+            yield CheckItem.from_parent(self, name=gate, check_id=gate, gate=True)
         yield ScoreItem.from_parent(self, name="score")
 
     # the one scoring of a submission on this task
@@ -396,8 +400,7 @@ class Task(pytest.Collector):
             t0 = time.perf_counter()
             try:
                 with crash_guard(getattr(self.config, "workerinput", None), self.task.id):
-                    res = score_task(self.task, self.mode.submission, bench=self.mode.bench(),
-                                     trusted=self.mode.trusted)
+                    res = self._score(score_task)
                 self._cache["result"] = (res, round(time.perf_counter() - t0, 3))
             except (OverdubError, ScoredBefore) as exc:
                 self._cache["result"] = OverdubFailure(f"task {self.task.id}: {exc}")
@@ -405,6 +408,29 @@ class Task(pytest.Collector):
         if isinstance(cached, OverdubFailure):
             raise cached
         return cached[0]
+
+    def _score(self, score_task: Any) -> Any:
+        """Score this task's answer: the submission file, or, when the submission is a folder, the audio
+        answer in it (``DIR`` or ``DIR/<task-id>/``) or ``DIR/<task-id>.json`` for a song task."""
+        from .errors import SubmissionError
+
+        mode, bench = self.mode, self.mode.bench()
+        folder = mode.submission_path if mode.submission is None and mode.submission_path else None
+        if self.task.is_audio:
+            if folder is None:
+                raise SubmissionError(f"{mode.submission_path}: {self.task.id} is an audio task; its answer is "
+                                      "a folder holding " + ", ".join(a.name for a in self.task.answer))
+            from .bench.audio.score import score_audio_task
+
+            return score_audio_task(self.task, folder, bench=bench)
+        if folder is None:
+            return score_task(self.task, mode.submission, bench=bench, trusted=mode.trusted)
+        from .bench.tasks import score_path
+
+        path = folder / f"{self.task.id}.json"
+        if not path.is_file():
+            raise SubmissionError(f"{folder}: no answer {path.name} for the song task {self.task.id}")
+        return score_path(self.task, path, bench=bench, trusted=mode.trusted)
 
     def verdict(self, rule: str, path: Path | None) -> Any:
         """Run one validity rule (the oracle's result is reused by ``repeat``)."""
@@ -564,7 +590,7 @@ class RuleItem(_OverdubItem):
 
 
 class BenchItem(pytest.Item):
-    """The bench as a whole: 12-16 tasks, every family twice, an oracle, two cheats and an alternative per
+    """The bench as a whole: at least 12 tasks, every family twice, an oracle, two cheats and an alternative per
     task, songs that build, no stray answer files."""
 
     def runtest(self) -> None:
@@ -690,7 +716,8 @@ def build_report(config: pytest.Config) -> dict[str, Any]:
         "bench_version": BENCH_VERSION,
         "mode": mode.kind,
         "grader_hash": _combined_hash(hashes),
-        "submission": None if sub is None else {"path": str(mode.submission_path), "sha256": sub.sha256},
+        "submission": None if mode.submission_path is None else
+        {"path": str(mode.submission_path), "sha256": sub.sha256 if sub is not None else None},
         "pass_line": mode.pass_line,
         "python": platform.python_version(),
         "packages": packages,
@@ -773,5 +800,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
             tr.write_line(f"{tid:<28} {'-':>6}  (not scored)")
     if scores:
         tr.write_line(f"{'mean':<28} {sum(scores) / len(scores):>6.3f}  over {len(scores)} task(s)")
-    if mode.submission_path is not None:
+    if mode.submission is not None:
         tr.write_line(f"submission {mode.submission_path} (sha256 {mode.submission.sha256[:12]}...)")
+    elif mode.submission_path is not None:
+        tr.write_line(f"submission folder {mode.submission_path}")

@@ -642,17 +642,66 @@ class ChangeScope(_Model):
 
 
 HOUSE_GATES = ("clean", "scope")
+AUDIO_HOUSE_GATES = ("files",)
+
+from .audio.model import AUDIO_CHECK_CLASSES, AnswerFile, AudioInput, file_refs  # noqa: E402 - needs CheckBase
+
+#: A task's check: a song check (:data:`CHECK_CLASSES`) or an audio check (docs/audio-tasks.md).
+AnyCheck = Annotated[Union[CHECK_CLASSES + AUDIO_CHECK_CLASSES], Field(discriminator="kind")]
+AUDIO_KINDS: frozenset[str] = frozenset(kind_of(c) for c in AUDIO_CHECK_CLASSES)
 
 
 class Task(_Model):
+    """A song task (the agent edits ``song``; ``scope`` says what it may change) or an audio task (``inputs``:
+    WAVs the bench renders; ``answer``: the files the agent hands back; audio checks only)."""
+
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
-    family: Literal["mix", "writing", "device", "editing"]
+    family: Literal["mix", "writing", "device", "editing", "mastering", "mixdown"]
     title: str = Field(min_length=1)
     instruction: str = Field(min_length=40)
-    song: str = Field(description="a song name in songs/ (without .json)")
+    song: str = Field(description="a song name in songs/ (without .json); an audio task's main song")
     setup: list[dict[str, Any]] = Field(default_factory=list, description="ops the house applies first")
-    checks: list[Check] = Field(min_length=1)
-    scope: ChangeScope = Field(description="what the answer may change (the house gate scope)")
+    checks: list[AnyCheck] = Field(min_length=1)
+    scope: ChangeScope | None = Field(default=None, description="what the answer may change (the house gate "
+                                                                "scope); song tasks only")
+    inputs: list[AudioInput] = Field(default_factory=list, description="audio tasks: the WAVs handed over")
+    answer: list[AnswerFile] = Field(default_factory=list, description="audio tasks: the files handed back")
+
+    @property
+    def is_audio(self) -> bool:
+        return bool(self.inputs)
+
+    @property
+    def house_gates(self) -> tuple[str, ...]:
+        return AUDIO_HOUSE_GATES if self.is_audio else HOUSE_GATES
+
+    @model_validator(mode="after")
+    def _audio_or_song(self) -> "Task":
+        audio_checks = [c.id for c in self.checks if c.kind in AUDIO_KINDS]
+        if not self.is_audio:
+            if self.answer or audio_checks:
+                raise ValueError(f"answer and audio checks ({', '.join(audio_checks) or 'none'}) need inputs")
+            if self.scope is None:
+                raise ValueError("a song task needs scope (what the answer may change)")
+            return self
+        song_checks = [c.id for c in self.checks if c.kind not in AUDIO_KINDS]
+        if song_checks or self.scope is not None or self.setup or not self.answer:
+            raise ValueError("an audio task has inputs, answer and audio checks only (no scope, setup or song "
+                             f"checks: {', '.join(song_checks) or 'none'})")
+        names = [i.name for i in self.inputs]
+        for a in self.answer:
+            missing = [f for f in a.from_ if f not in names]
+            if missing:
+                raise ValueError(f"answer {a.name}: from {missing} is not an input ({', '.join(names)})")
+        answers = [a.name for a in self.answer]
+        for c in self.checks:
+            for ref in file_refs(c):
+                name = ref[len("input:"):] if ref.startswith("input:") else ref
+                known = names if ref.startswith("input:") else answers
+                if "*" not in name and name not in known:
+                    raise ValueError(f"check {c.id}: {ref!r} is not one of the task's files (answer: "
+                                     f"{', '.join(answers)}; inputs: input:{', input:'.join(names)})")
+        return self
 
     @model_validator(mode="after")
     def _unique_checks(self) -> "Task":
@@ -660,7 +709,7 @@ class Task(_Model):
         for c in self.checks:
             if c.id in seen:
                 raise ValueError(f"check id {c.id!r} is used twice")
-            if c.id in HOUSE_GATES:
+            if c.id in HOUSE_GATES + AUDIO_HOUSE_GATES:
                 raise ValueError(f"check id {c.id!r} is the house gate's")
             seen.add(c.id)
         if not any(not c.gate for c in self.checks):
