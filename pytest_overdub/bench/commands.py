@@ -76,7 +76,10 @@ def start_main(argv: list[str]) -> int:
     task = bench.task(args.task)
     if task.is_audio:
         return _start_audio(task, bench, args.out)
-    out = output_file(args.out, what="song file", suffixes=(".json",)) if args.out is not None else None
+    try:
+        out = output_file(args.out, what="song file", suffixes=(".json",)) if args.out is not None else None
+    except UsageError as exc:
+        raise UsageError(f"argument --out: {exc}") from None
     song = start_song(task, bench=bench)
     song = song.model_copy(update={"meta": {**song.meta, "task": task.id, "instruction": task.instruction}})
     text = dumps_song(song)
@@ -166,8 +169,11 @@ def score_main(argv: list[str]) -> int:
         result = score_audio_task(task, args.submission, bench=bench)
     else:
         if args.submission.is_dir():
-            args.submission = input_file(str(args.submission / f"{task.id}.json"),
-                                         what=f"answer {task.id}.json in the folder")
+            try:
+                args.submission = input_file(str(args.submission / f"{task.id}.json"),
+                                             what=f"submission file ({task.id}.json in the folder)")
+            except UsageError as exc:
+                raise UsageError(f"argument submission: {exc}") from None
         submission = load_submission(args.submission)  # a file that cannot be read is an error (exit 2)
         result = score_task(task, submission, bench=bench, trusted=True if args.trust_kernels else None)
     if args.json:

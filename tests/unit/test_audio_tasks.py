@@ -48,7 +48,7 @@ def _good(folder: Path, **kw):
 @pytest.mark.parametrize("subtype, fmt, name, tol", [
     ("PCM_16", "WAV", "master.wav", 2 ** -15), ("PCM_24", "WAV", "master.wav", 2 ** -23),
     ("FLOAT", "WAV", "master.wav", 1e-7), ("PCM_32", "WAV", "master.wav", 2 ** -31),
-    ("PCM_24", "FLAC", "master.flac", 2 ** -23),
+    ("PCM_24", "FLAC", "master.flac", 2 ** -23), ("PCM_24", "WAVEX", "master.wav", 2 ** -23),
 ])
 def test_common_depths_and_flac_are_read_as_the_same_samples(tmp_path, subtype, fmt, name, tol):
     _write(tmp_path, name, _signal(), subtype=subtype, fmt=fmt)
@@ -65,6 +65,10 @@ def test_common_depths_and_flac_are_read_as_the_same_samples(tmp_path, subtype, 
                                                           f"want {N}"]),
     (lambda d: None, ["master.wav (the master)", "missing", "WAV or FLAC"]),
     (lambda d: (d / "master.wav").write_text("not audio"), ["master.wav (the master)", "not a WAV or FLAC"]),
+    (lambda d: _write(d, "master.wav", _signal(), fmt="AIFF"), ["master.wav (the master)", "format AIFF",
+                                                             "want WAV (plain, extensible or RF64) or FLAC"]),
+    (lambda d: _write(d, "master.wav", _signal(), subtype="ULAW"), ["master.wav", "sample format ULAW",
+                                                                 "16-bit PCM, 24-bit PCM"]),
     (lambda d: _write(d, "master.wav", _signal() * np.nan, subtype="FLOAT"), ["master.wav", "NaN"]),
 ])
 def test_a_bad_file_is_one_error_naming_it_what_it_is_and_what_is_allowed(tmp_path, make, words):

@@ -160,7 +160,8 @@ def test_bench_that_is_not_a_bench(tmp_path, capsys, command, bench, message):
 
 @pytest.mark.parametrize("argv, message", [
     (["score", TASK, "{tmp}/nope.json"], "argument submission: {tmp}/nope.json: no such file; want a submission file"),
-    (["score", TASK, "{tmp}"], "argument submission: {tmp} is a folder; want a submission file"),
+    (["score", TASK, "{tmp}"], "argument submission: {tmp}/" + TASK + ".json: no such file; want a submission file "
+                               "(" + TASK + ".json in the folder)"),
     (["score", TASK, SONG, "--pass", "1.5"], "argument --pass: '1.5': want a task score between 0 and 1"),
     (["score", TASK, SONG, "--pass", "nan"], "argument --pass: 'nan': want a task score between 0 and 1"),
     (["score", "no-such-task", SONG], "no task 'no-such-task' in"),

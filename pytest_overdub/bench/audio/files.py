@@ -1,7 +1,7 @@
 """Reading an audio answer: a directory holding the files the task's ``answer`` names (docs/audio-tasks.md).
 
 Where the files are: ``DIR/<task-id>/`` when that folder exists, else ``DIR`` itself. A file named
-``x.wav`` may also be delivered as ``x.flac`` (and the other way round). Accepted: WAV or FLAC, 16-, 24- or
+``x.wav`` may also be delivered as ``x.flac`` (and the other way round). Accepted: WAV (plain, WAVE_FORMAT_EXTENSIBLE or RF64) or FLAC, 16-, 24- or
 32-bit PCM, 32- or 64-bit float, read with soundfile; the sample rate, channel count (2) and length
 (within 10 ms; shorter is padded with silence, longer is cut, before measuring) must be the inputs'. A file
 whose ``bits`` are named must be that PCM depth. Any of these wrong is one
@@ -18,7 +18,7 @@ from ...errors import SubmissionError
 
 SUBTYPES = {"PCM_16": "16-bit PCM", "PCM_24": "24-bit PCM", "PCM_32": "32-bit PCM", "FLOAT": "32-bit float",
             "DOUBLE": "64-bit float"}
-FORMATS = ("WAV", "FLAC")
+FORMATS = ("WAV", "WAVEX", "RF64", "FLAC")  # WAVEX: WAVE_FORMAT_EXTENSIBLE, what ffmpeg writes for 24-bit
 CHANNELS = 2
 LENGTH_TOLERANCE_S = 0.01
 
@@ -64,7 +64,7 @@ def read_one(answer: Any, folder: Path, frames: int, *, sr: int):
     except Exception as exc:  # soundfile raises its own error types for a file it cannot parse
         raise SubmissionError(f"{where}: not a WAV or FLAC file soundfile can read ({exc})") from None
     if info.format not in FORMATS:
-        raise SubmissionError(f"{where}: format {info.format}; want {' or '.join(FORMATS)}")
+        raise SubmissionError(f"{where}: format {info.format}; want WAV (plain, extensible or RF64) or FLAC")
     if info.subtype not in SUBTYPES:
         raise SubmissionError(f"{where}: sample format {info.subtype}; want one of {', '.join(SUBTYPES.values())}")
     if answer.bits is not None and info.subtype != f"PCM_{answer.bits}":
