@@ -180,6 +180,19 @@ def _sidechain_down(i):
     return {"bass.wav": ch.gain(i["stems/bass.wav"], -6.0)}
 
 
+@maker("sidechain.cheat-every-beat")
+def _sidechain_every_beat(i):
+    """A ducking LFO on the beat grid (half the usual kick spacing), whether a kick is there or not."""
+    from ...measure.compare import hit_times_s
+
+    kicks = hit_times_s(i["stems/kick.wav"], sr=SR)
+    beat = float(np.median(np.diff(kicks))) / 2.0
+    x = i["stems/bass.wav"]
+    t = (np.arange(x.shape[1]) / SR) % beat
+    g_db = -6.0 * np.exp(-t / 0.05)
+    return {"bass.wav": x * (10.0 ** (g_db / 20.0))[None, :]}
+
+
 @maker("sidechain.cheat-gated")
 def _sidechain_gated(i):
     from ...measure.compare import hit_times_s
@@ -328,11 +341,13 @@ def _mud_down(i):
 # --- writing the files, cached ----------------------------------------------------------------------
 
 def answer_key(task: Any, make: str, bench: Any) -> str:
-    src = Path(__file__).resolve().parent
+    """sha256 of what decides an answer's files: the task, the maker, the inputs' keys, and the code that
+    renders (:func:`~.inputs.code_hash`), makes (this folder) and measures (a maker may measure as it goes)."""
+    src = Path(__file__).resolve()
+    files = sorted(src.parent.glob("*.py")) + sorted((src.parents[2] / "measure").glob("*.py"))
     data = {"task": task.model_dump(mode="json", by_alias=True), "make": make, "code": code_hash(),
             "inputs": [input_key(inp, bench.song(inp.song)) for inp in task.inputs],
-            "answers": hashlib.sha256(b"".join((src / f).read_bytes() for f in ("answers.py", "chains.py",
-                                                                               "readings.py"))).hexdigest()}
+            "answers": hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()}
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
