@@ -7,6 +7,7 @@ Conventions (docs/audio-tasks.md):
   the long-term spectrum (:mod:`.spectrum`'s one STFT), as dB relative to the signal's total power, so a
   gain change leaves them unchanged ("at equal loudness" up to K-weighting).
 * ``residual_db``: ``10 log10(Σ (a - b)² / Σ b²)``, the difference of two signals against ``b``.
+* ``bus_gain``: the per-sample gain a bus applied to a sum of parts, from the bus's output (see there).
 * ``envelope_correlation``: Pearson correlation of the two signals' 10 ms level envelopes (dB, mono sum,
   floor at 80 dB under the loudest frame), best over lags of ±100 ms: 1 for the same music whatever its
   EQ, about 0 for other music.
@@ -64,6 +65,20 @@ def residual_db(a: np.ndarray, b: np.ndarray) -> float:
     if num == 0.0:
         return FLOOR_DB
     return power_db(num / den) if den > 0 else -FLOOR_DB
+
+
+def bus_gain(parts_sum: np.ndarray, bus: np.ndarray, *, floor: float = 1e-6) -> np.ndarray:
+    """The per-sample gain a bus applied: ``bus / parts_sum`` on the louder channel of ``parts_sum``
+    (the same gain on both channels, as a linked compressor or limiter applies); 1 where that channel is
+    under ``floor`` (a ratio of near-silences says nothing)."""
+    total, out = np.asarray(parts_sum, dtype=np.float64), np.asarray(bus, dtype=np.float64)
+    loud = np.argmax(np.abs(total), axis=0)[None, :]
+    t = np.take_along_axis(total, loud, 0)[0]
+    m = np.take_along_axis(out, loud, 0)[0]
+    g = np.ones_like(t)
+    ok = np.abs(t) > floor
+    g[ok] = m[ok] / t[ok]
+    return g
 
 
 def rms_dbfs(x: np.ndarray) -> float:
