@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from pytest_overdub.bench.audio.readings import duck, hit_change, sequence
-from pytest_overdub.measure.compare import (clipped_samples, correlation, envelope_correlation, gain_curve_db,
-                                            hit_times_s, octave_levels_db, residual_db)
+from pytest_overdub.measure.compare import (bus_gain, clipped_samples, correlation, envelope_correlation,
+                                            gain_curve_db, hit_times_s, octave_levels_db, residual_db)
 
 SR = 48000
 
@@ -109,3 +109,13 @@ def test_a_kick_is_one_hit_however_many_cycles_and_a_hit_on_its_tail_counts():
         a = int(start * SR)
         x[:, a: a + kick.size] += 0.8 * kick
     assert hit_times_s(x, sr=SR) == pytest.approx([0.2, 0.526], abs=0.002)
+
+
+def test_bus_gain_recovers_a_linked_gain_and_is_one_over_silence():
+    rng = np.random.default_rng(5)
+    parts = rng.standard_normal((2, 1000)) * 0.3
+    parts[:, 400:500] = 0.0
+    g = np.linspace(0.5, 1.5, 1000)
+    got = bus_gain(parts, parts * g[None, :])
+    assert got[:400] == pytest.approx(g[:400]) and got[500:] == pytest.approx(g[500:])
+    assert (got[400:500] == 1.0).all()
