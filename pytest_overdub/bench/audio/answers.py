@@ -375,5 +375,9 @@ def make_answer(task: Any, make: str, bench: Any, *, fresh: Path | None = None) 
     inputs = load_inputs(task, bench)
     files = do_nothing(task, inputs) if make == "do-nothing" else MAKERS[make](inputs)
     write_answer(files, folder)
-    done.write_text("ok\n")
+    try:
+        done.write_text("ok\n")
+    except OSError as exc:
+        raise TaskError(f"cannot write {done}: {exc.strerror}; the audio cache must be a writable folder "
+                        "(set OVERDUB_CACHE_DIR)") from None
     return folder
