@@ -66,6 +66,12 @@ def _streaming_glue(i):
     return _deliver(ch.master_to(glued, target_lufs=-14.0, ceiling_db=-1.3, release_ms=150))
 
 
+@maker("streaming.alt-shaped-dither")
+def _streaming_shaped(i):
+    m = ch.master_to(i["mix.wav"], target_lufs=-14.0, ceiling_db=-1.5)
+    return {"master.wav": m, "master-16.wav": ch.shaped_dither16(m, seed=2)}
+
+
 @maker("streaming.cheat-slammed")
 def _streaming_slammed(i):
     slammed = ch.master_to(i["mix.wav"], target_lufs=-7.5, ceiling_db=-1.0, release_ms=20)
