@@ -133,7 +133,8 @@ def score_main(argv: list[str]) -> int:
     parser = Parser(
         prog="overdub score",
         description="Score a submission (ops, {ops}, transactions, a tool-call log or a whole song) on a "
-                    "task, or an audio task's answer folder. Exit 0 when the score reaches --pass, 1 under it, 2 on bad input.",
+                    "task, or an audio task's answer folder. Exit 0 when the score reaches --pass, 1 under it, "
+                    "2 on bad input.",
         epilog="example: overdub score mix-chorus-lift ops.json --json")
     parser.add_argument("task")
     parser.add_argument("submission", type=arg(_submission),

@@ -133,7 +133,8 @@ def ms_master(x: np.ndarray, *, mono_below_hz: float, wide_above_hz: float, wide
     _, side_hi = lo_x.split(side[None, :])
     s_mid, s_top = hi_x.split(side_hi)
     side = (s_mid + s_top * db_to_gain(wide_db))[0]
-    mid = Crossover(freq_hz=wide_above_hz, sr=SR).allpass(Crossover(freq_hz=mono_below_hz, sr=SR).allpass(mid[None, :]))[0]
+    mid = Crossover(freq_hz=mono_below_hz, sr=SR).allpass(mid[None, :])
+    mid = Crossover(freq_hz=wide_above_hz, sr=SR).allpass(mid)[0]
     return left_right(mid, side)
 
 

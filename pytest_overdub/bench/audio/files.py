@@ -1,8 +1,8 @@
 """Reading an audio answer: a directory holding the files the task's ``answer`` names (docs/audio-tasks.md).
 
 Where the files are: ``DIR/<task-id>/`` when that folder exists, else ``DIR`` itself. A file named
-``x.wav`` may also be delivered as ``x.flac`` (and the other way round). Accepted: WAV (plain, WAVE_FORMAT_EXTENSIBLE or RF64) or FLAC, 16-, 24- or
-32-bit PCM, 32- or 64-bit float, read with soundfile; the sample rate, channel count (2) and length
+``x.wav`` may also be delivered as ``x.flac`` (and the other way round). Accepted: WAV (plain,
+WAVE_FORMAT_EXTENSIBLE or RF64) or FLAC, 16-, 24- or 32-bit PCM, 32- or 64-bit float, read with soundfile; the sample rate, channel count (2) and length
 (within 10 ms; shorter is padded with silence, longer is cut, before measuring) must be the inputs'. A file
 whose ``bits`` are named must be that PCM depth. Any of these wrong is one
 :class:`~pytest_overdub.errors.SubmissionError` naming the file, what it is, what it has and what is

@@ -1,8 +1,8 @@
 """The WAV files an audio task hands the agent: rendered from the bench's songs the first time they are
 needed, deterministically, and kept in the cache (docs/audio-tasks.md).
 
-The cache is ``$OVERDUB_CACHE_DIR/audio`` when that variable is set (and not empty), else ``$XDG_CACHE_HOME/pytest-overdub/
-audio`` (``~/.cache/pytest-overdub/audio``). A file's name is the sha256 of everything that decides its
+The cache is ``$OVERDUB_CACHE_DIR/audio`` when that variable is set (and not empty), else
+``$XDG_CACHE_HOME/pytest-overdub/audio`` (``~/.cache/pytest-overdub/audio``). A file's name is the sha256 of everything that decides its
 samples: the song's JSON, the input's own fields, the sample rate and the source of the code that renders
 and processes it (song, dsp, devices, render and this module). It is never committed; deleting the cache
 only costs a render. Files are 24-bit PCM WAV, 48 kHz, stereo, written to a temporary name and renamed,

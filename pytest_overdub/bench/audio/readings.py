@@ -2,8 +2,9 @@
 
 Windows: a duck's ``depth`` is read over the first 80 ms after a hit, its ``recovery`` 250-350 ms after it
 (hits followed by another within 350 ms are skipped), ``between`` is the 5th percentile of the gain over
-frames more than 400 ms from any hit (so a duck where there is no hit shows, however short). A hit's ``transient`` is the peak from 2 ms before to 15 ms after it, its ``body`` the rms 40-150 ms
-after it; hits followed by another within 150 ms are skipped. Medians over hits, so one odd hit does not
+frames more than 400 ms from any hit (so a duck where there is no hit shows, however short). A hit's
+``transient`` is the peak from 2 ms before to 15 ms after it, its ``body`` the rms 40-150 ms after it;
+hits followed by another within 150 ms are skipped. Medians over hits, so one odd hit does not
 decide.
 """
 
