@@ -181,8 +181,10 @@ def test_overdub_score_scores_an_answer_folder_and_start_writes_the_inputs(tiny_
     answer.mkdir(parents=True)
     sf.write(str(answer / "out.wav"), mix * 0.5, SR, subtype="FLOAT")
     capsys.readouterr()
-    assert commands.score_main(["master-t", str(tmp_path / "answers"), "--bench", str(tiny_bench.root)]) == 0
-    assert "1.000" in capsys.readouterr().out
+    code = commands.score_main(["master-t", str(tmp_path / "answers"), "--bench", str(tiny_bench.root)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "1.000" in out
     sf.write(str(answer / "out.wav"), mix, 44100)
     assert commands.score_main(["master-t", str(answer), "--bench", str(tiny_bench.root)]) == 1
     assert "44100 Hz; want 48000 Hz" in capsys.readouterr().out

@@ -10,7 +10,8 @@ answer file is its input(s) handed back unchanged (laid end to end with the gaps
 without dither).
 
 A maker returns ``{answer file name: array}``: float64 ``(2, n)`` written as 24-bit PCM (clipped to full
-scale, as a DAW's export would), or int16 written as is to a 16-bit file.
+scale, as a DAW's export would), or int16 written as is to a 16-bit file; the cache holds them as FLAC
+(lossless), which the reader takes in place of the WAV a task names.
 """
 
 from __future__ import annotations
@@ -357,12 +358,14 @@ def answer_key(task: Any, make: str, bench: Any) -> str:
 
 
 def write_answer(files: Files, folder: Path) -> Path:
-    """Write a maker's files into ``folder`` (16-bit for int16 arrays, else 24-bit); returns ``folder``."""
+    """Write a maker's files into ``folder`` as FLAC (lossless, about half a WAV's size in the cache; the
+    reader takes ``x.flac`` for ``x.wav``): 16-bit for int16 arrays, else 24-bit. Returns ``folder``."""
     for name, x in files.items():
+        path = (folder / name).with_suffix(".flac")
         if x.dtype == np.int16:
-            write_wav(folder / name, x, subtype="PCM_16")
+            write_wav(path, x, subtype="PCM_16")
         else:
-            write_wav(folder / name, np.clip(x, -1.0, 1.0 - 2.0 ** -23), subtype="PCM_24")
+            write_wav(path, np.clip(x, -1.0, 1.0 - 2.0 ** -23), subtype="PCM_24")
     return folder
 
 
