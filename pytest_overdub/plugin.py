@@ -47,7 +47,7 @@ from typing import Any, Iterator, NoReturn
 import pytest
 
 PASS_DEFAULT = 0.9
-FAMILIES = ("mix", "writing", "device", "editing")
+FAMILIES = ("mix", "writing", "device", "editing", "mastering", "mixdown")
 _PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "numba", "pydantic", "soundfile", "pytest-xdist")
 
 
@@ -103,7 +103,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("overdub", "pytest-overdub: score music-making agents")
     group.addoption("--overdub-submission", metavar="PATH", default=None,
                     help="score this submission (ops, {ops}, transactions, a tool-call log or a song) on the "
-                         "tasks, or a folder of answers <task-id>.json, one per task (a task without one is skipped)")
+                         "tasks, or a folder of answers: <task-id>.json per song task, an audio task's answer files "
+                         "in DIR/<task-id>/ (or DIR itself); a task without an answer is skipped")
     group.addoption("--overdub-tasks", metavar="DIR", default=None,
                     help="the tasks directory (or a bench directory holding tasks/); default: tasks/ at the rootdir, "
                          "else the bundled tasks")
@@ -386,16 +387,24 @@ class Task(pytest.Collector):
                     yield RuleItem.from_parent(self, name=f"{kind}-{what}", rule=f"{kind}:{what}", path=path)
             yield RuleItem.from_parent(self, name="repeat", rule="repeat")
             return
-        if self.mode.answers_dir and not self.submission_path().is_file():
+        if self.mode.answers_dir and not self.has_answer():
             raise pytest.skip.Exception(f"no answer for task {self.task.id}: no file {self.submission_path()}")
         for check in self.task.checks:
             yield CheckItem.from_parent(self, name=check.id, check_id=check.id, gate=check.gate)
-        yield CheckItem.from_parent(self, name="clean", check_id="clean", gate=True)
-        yield CheckItem.from_parent(self, name="scope", check_id="scope", gate=True)
+        for gate in self.task.house_gates:
+            yield CheckItem.from_parent(self, name=gate, check_id=gate, gate=True)
         yield ScoreItem.from_parent(self, name="score")
 
+    def has_answer(self) -> bool:
+        """In a folder of answers: this task's file (a song task) or any of its answer files (an audio task)."""
+        folder = self.mode.submission_path
+        assert folder is not None
+        if not self.task.is_audio:
+            return self.submission_path().is_file()
+        return (folder / self.task.id).is_dir() or any(any(folder.glob(a.name)) for a in self.task.answer)
+
     def submission_path(self) -> Path:
-        """The file this task's answer comes from: the submission, or ``<folder>/<task-id>.json``."""
+        """The file a song task's answer comes from: the submission, or ``<folder>/<task-id>.json``."""
         path = self.mode.submission_path
         assert path is not None
         return path / f"{self.task.id}.json" if self.mode.answers_dir else path
@@ -421,8 +430,7 @@ class Task(pytest.Collector):
             t0 = time.perf_counter()
             try:
                 with crash_guard(getattr(self.config, "workerinput", None), self.task.id):
-                    res = score_task(self.task, self.submission(), bench=self.mode.bench(),
-                                     trusted=self.mode.trusted)
+                    res = self._score(score_task)
                 self._cache["result"] = (res, round(time.perf_counter() - t0, 3))
             except (OverdubError, ScoredBefore) as exc:
                 self._cache["result"] = OverdubFailure(f"task {self.task.id}: {exc}")
@@ -430,6 +438,21 @@ class Task(pytest.Collector):
         if isinstance(cached, OverdubFailure):
             raise cached
         return cached[0]
+
+    def _score(self, score_task: Any) -> Any:
+        """Score this task's answer: the submission (a song task: the file, or ``DIR/<task-id>.json`` in a
+        folder of answers), or an audio task's answer files in the folder (``DIR/<task-id>/`` or ``DIR``)."""
+        from .errors import SubmissionError
+
+        mode, bench = self.mode, self.mode.bench()
+        if self.task.is_audio:
+            if not mode.answers_dir:
+                raise SubmissionError(f"{mode.submission_path}: {self.task.id} is an audio task; its answer is "
+                                      "a folder holding " + ", ".join(a.name for a in self.task.answer))
+            from .bench.audio.score import score_audio_task
+
+            return score_audio_task(self.task, mode.submission_path, bench=bench)
+        return score_task(self.task, self.submission(), bench=bench, trusted=mode.trusted)
 
     def verdict(self, rule: str, path: Path | None) -> Any:
         """Run one validity rule (the oracle's result is reused by ``repeat``)."""
@@ -455,7 +478,7 @@ class Task(pytest.Collector):
             detail.update(score=result.score, passed=result.score >= self.mode.pass_line,
                           grader_hash=result.grader_hash, warnings=list(result.warnings), error=result.error,
                           timings={**result.timings, "task_seconds": seconds}, confinement=result.confinement)
-            if self.mode.answers_dir:
+            if self.mode.answers_dir and not self.task.is_audio:
                 detail["submission"] = {"path": str(self.submission_path()), "sha256": self.submission().sha256}
         return detail
 
@@ -591,7 +614,7 @@ class RuleItem(_OverdubItem):
 
 
 class BenchItem(pytest.Item):
-    """The bench as a whole: 12-16 tasks, every family twice, an oracle, two cheats and an alternative per
+    """The bench as a whole: at least 12 tasks, every family twice, an oracle, two cheats and an alternative per
     task, songs that build, no stray answer files."""
 
     def runtest(self) -> None:
@@ -802,6 +825,6 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if scores:
         tr.write_line(f"{'mean':<28} {sum(scores) / len(scores):>6.3f}  over {len(scores)} task(s)")
     if mode.answers_dir:
-        tr.write_line(f"answers from {mode.submission_path}/<task-id>.json")
+        tr.write_line(f"answers from the folder {mode.submission_path} (<task-id>.json for a song task)")
     elif mode.submission_path is not None:
         tr.write_line(f"submission {mode.submission_path} (sha256 {mode.submission.sha256[:12]}...)")

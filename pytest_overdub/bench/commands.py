@@ -10,7 +10,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from ..cliargs import Parser, arg, float_in, input_file, output_file
+from ..cliargs import Parser, arg, float_in, input_file, output_dir, output_file
 from ..errors import OverdubError, UsageError
 from .tasks import Bench, bundled_bench
 
@@ -56,14 +56,17 @@ def list_main(argv: list[str]) -> int:
 def start_main(argv: list[str]) -> int:
     """The song carries the task's id and instruction in ``meta`` (``meta.task``, ``meta.instruction``): the
     file stays a plain ``overdub/0`` song (``meta`` is free-form and never scored), and an agent handed only
-    that file still reads what to do."""
+    that file still reads what to do. An audio task writes a folder instead: its input WAVs and
+    ``INSTRUCTION.md`` (the instruction and the files to hand back)."""
     parser = Parser(prog="overdub start",
                     description="Write the song an agent is handed for a task (setup applied), with the task's "
-                                "id and instruction in its meta.",
-                    epilog="example: overdub start mix-chorus-lift --out start.json")
+                                "id and instruction in its meta; for an audio task, a folder with its input WAVs "
+                                "and INSTRUCTION.md.",
+                    epilog="example: overdub start mix-chorus-lift --out start.json\n"
+                           "         overdub start master-streaming-single --out work/")
     parser.add_argument("task")
-    parser.add_argument("--out", type=arg(output_file, what="song file", suffixes=(".json",)),
-                        help="where to write the song, a .json file (default: print it)")
+    parser.add_argument("--out", help="where to write the song, a .json file (default: print it); for an audio "
+                                      "task a folder (required)")
     parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
     args = parser.parse_args(argv)
     from ..song.model import dumps_song
@@ -71,15 +74,21 @@ def start_main(argv: list[str]) -> int:
 
     bench = _bench(args.bench)
     task = bench.task(args.task)
+    if task.is_audio:
+        return _start_audio(task, bench, args.out)
+    try:
+        out = output_file(args.out, what="song file", suffixes=(".json",)) if args.out is not None else None
+    except UsageError as exc:
+        raise UsageError(f"argument --out: {exc}") from None
     song = start_song(task, bench=bench)
     song = song.model_copy(update={"meta": {**song.meta, "task": task.id, "instruction": task.instruction}})
     text = dumps_song(song)
-    if args.out:
+    if out:
         try:
-            args.out.write_text(text, encoding="utf-8")
+            out.write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise OverdubError(f"--out {args.out}: cannot write: {exc.strerror}") from None
-        print(f"wrote {args.out}")
+            raise OverdubError(f"--out {out}: cannot write: {exc.strerror}") from None
+        print(f"wrote {out}")
     else:
         print(text, end="")
     return 0
@@ -100,6 +109,36 @@ def answer_path(path: Path, task_id: str) -> Path:
     if not answer.is_file():
         raise UsageError(f"{path}: no answer for task {task_id} in this folder (no file {answer})")
     return answer
+
+
+def _start_audio(task, bench: Bench, out_text: str | None) -> int:
+    """The inputs (copied from the cache, rendered first if needed) and INSTRUCTION.md into ``out_text``."""
+    import shutil
+
+    from .audio.inputs import ensure_inputs
+
+    if out_text is None:
+        raise UsageError(f"{task.id} is an audio task: give --out DIR, the folder to write its input WAVs into")
+    out = output_dir(out_text, what="folder for the task's input WAVs")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, path in ensure_inputs(task, bench).items():
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, out / name)
+        (out / "INSTRUCTION.md").write_text(audio_instruction(task), encoding="utf-8")
+    except OSError as exc:
+        raise OverdubError(f"--out {out}: cannot write: {exc.strerror}") from None
+    print(f"wrote {', '.join(i.name for i in task.inputs)} and INSTRUCTION.md into {out}")
+    return 0
+
+
+def audio_instruction(task) -> str:
+    """An audio task's instruction, its input files and the files to hand back."""
+    ins = "\n".join(f"- `{i.name}`" for i in task.inputs)
+    outs = "\n".join(f"- `{a.name}`: {a.what}" + (f" ({a.bits}-bit PCM)" if a.bits else "") for a in task.answer)
+    return (f"# {task.title} ({task.id})\n\n{task.instruction}\n\n## Inputs (48 kHz, 24-bit, stereo)\n\n{ins}\n\n"
+            f"## Hand back (a folder holding these files; WAV or FLAC, 48 kHz stereo)\n\n{outs}\n")
+
 
 
 def score_main(argv: list[str]) -> int:
@@ -133,8 +172,16 @@ def score_main(argv: list[str]) -> int:
 
     bench = _bench(args.bench)
     task = bench.task(args.task)
-    submission = load_submission(answer_path(args.submission, task.id))  # unreadable: an error (exit 2)
-    result = score_task(task, submission, bench=bench, trusted=True if args.trust_kernels else None)
+    if task.is_audio:
+        from .audio.score import score_audio_task
+
+        if not args.submission.is_dir():
+            raise UsageError(f"{args.submission}: {task.id} is an audio task; want the folder holding "
+                             + ", ".join(a.name for a in task.answer))
+        result = score_audio_task(task, args.submission, bench=bench)
+    else:
+        submission = load_submission(answer_path(args.submission, task.id))  # unreadable: an error (exit 2)
+        result = score_task(task, submission, bench=bench, trusted=True if args.trust_kernels else None)
     if args.json:
         print(dumps_json(result_to_dict(result)))
     else:

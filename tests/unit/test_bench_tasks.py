@@ -17,7 +17,7 @@ ORACLE = json.loads(BENCH.oracle_path("write-bassline").read_text())["ops"]
 
 def test_the_bundled_bench_is_valid():
     assert check_bench(BENCH) == []
-    assert len(BENCH.task_ids()) == 15
+    assert len(BENCH.task_ids()) == 23
 
 
 def test_start_song_applies_the_setup():

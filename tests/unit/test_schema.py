@@ -30,7 +30,9 @@ def test_task_schema_accepts_our_tasks(path):
     TASK.validate(json.loads(path.read_text()))
 
 
-@pytest.mark.parametrize("path", _files("oracles", "near_misses"), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [p for p in _files("oracles", "near_misses")
+                                  if "make" not in json.loads(p.read_text())],  # audio answers are made by code
+                         ids=lambda p: p.name)
 def test_ops_schema_accepts_our_answers(path):
     OPS.validate(json.loads(path.read_text())["ops"])
 
