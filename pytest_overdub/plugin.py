@@ -45,7 +45,7 @@ from typing import Any, Iterator, NoReturn
 import pytest
 
 PASS_DEFAULT = 0.9
-FAMILIES = ("mix", "writing", "device", "editing")
+FAMILIES = ("mix", "writing", "device", "editing", "transcription")
 _PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "numba", "pydantic", "soundfile", "pytest-xdist")
 
 
@@ -381,8 +381,8 @@ class Task(pytest.Collector):
             return
         for check in self.task.checks:
             yield CheckItem.from_parent(self, name=check.id, check_id=check.id, gate=check.gate)
-        yield CheckItem.from_parent(self, name="clean", check_id="clean", gate=True)
-        yield CheckItem.from_parent(self, name="scope", check_id="scope", gate=True)
+        for gate in getattr(self.task, "house_gates", ("clean", "scope")):
+            yield CheckItem.from_parent(self, name=gate, check_id=gate, gate=True)
         yield ScoreItem.from_parent(self, name="score")
 
     # the one scoring of a submission on this task

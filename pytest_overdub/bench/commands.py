@@ -62,15 +62,20 @@ def start_main(argv: list[str]) -> int:
                                 "id and instruction in its meta.",
                     epilog="example: overdub start mix-chorus-lift --out start.json")
     parser.add_argument("task")
-    parser.add_argument("--out", type=arg(output_file, what="song file", suffixes=(".json",)),
-                        help="where to write the song, a .json file (default: print it)")
+    parser.add_argument("--out", type=arg(output_file, what="song file", suffixes=(".json", ".wav")),
+                        help="where to write the song, a .json file (default: print it); for a transcription "
+                             "task the mix, a .wav file (default: print the cached mix's path)")
     parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
     args = parser.parse_args(argv)
     from ..song.model import dumps_song
-    from .tasks import start_song
+    from .tasks import TRANSCRIPTION, start_song
 
     bench = _bench(args.bench)
     task = bench.task(args.task)
+    if task.family == TRANSCRIPTION:
+        return _start_transcription(task, bench, args.out)
+    if args.out and args.out.suffix.lower() == ".wav":
+        raise UsageError(f"--out {args.out}: task {task.id} hands the agent a song; want a .json file")
     song = start_song(task, bench=bench)
     song = song.model_copy(update={"meta": {**song.meta, "task": task.id, "instruction": task.instruction}})
     text = dumps_song(song)
@@ -85,14 +90,42 @@ def start_main(argv: list[str]) -> int:
     return 0
 
 
+def _start_transcription(task, bench: Bench, out: Path | None) -> int:
+    """A transcription task hands the agent the mix alone (never the song, which is the answer)."""
+    import shutil
+
+    from ..transcribe.inputs import mix_wav
+
+    if out is not None and out.suffix.lower() != ".wav":
+        raise UsageError(f"--out {out}: task {task.id} hands the agent a mix; want a .wav file")
+    path = mix_wav(task, bench.song(task.song))
+    if out is None:
+        print(path)
+        return 0
+    try:
+        shutil.copyfile(path, out)
+    except OSError as exc:
+        raise OverdubError(f"--out {out}: cannot write: {exc.strerror}") from None
+    print(f"wrote {out}")
+    return 0
+
+
+def _answer_path(text: str) -> Path:
+    """A submission file, or a folder (a transcription answer folder)."""
+    path = Path(text)
+    return path if text and path.is_dir() else input_file(text, what="submission file (JSON; a transcription "
+                                                                     "task's: a notes .json, .mid or folder)")
+
+
 def score_main(argv: list[str]) -> int:
     parser = Parser(
         prog="overdub score",
-        description="Score a submission (ops, {ops}, transactions, a tool-call log or a whole song) on a "
+        description="Score a submission (ops, {ops}, transactions, a tool-call log or a whole song; for a "
+                    "transcription task, notes: a notes .json, a .mid file or a folder holding one) on a "
                     "task. Exit 0 when the score reaches --pass, 1 under it, 2 on bad input.",
         epilog="example: overdub score mix-chorus-lift ops.json --json")
     parser.add_argument("task")
-    parser.add_argument("submission", type=arg(input_file, what="submission file (JSON)"))
+    parser.add_argument("submission", type=arg(_answer_path))
     parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--pass", dest="pass_line", type=arg(float_in, lo=0.0, hi=1.0, what="a task score"),
@@ -114,7 +147,14 @@ def score_main(argv: list[str]) -> int:
 
     bench = _bench(args.bench)
     task = bench.task(args.task)
-    submission = load_submission(args.submission)  # a file that cannot be read is an error (exit 2)
+    if task.family == "transcription":
+        from ..transcribe.answer import read_answer
+
+        submission = read_answer(args.submission, parts=task.parts)  # notes per part; bad input: exit 2
+    elif args.submission.is_dir():
+        raise UsageError(f"{args.submission} is a folder; want a submission file (JSON)")
+    else:
+        submission = load_submission(args.submission)  # a file that cannot be read is an error (exit 2)
     result = score_task(task, submission, bench=bench, trusted=True if args.trust_kernels else None)
     if args.json:
         print(dumps_json(result_to_dict(result)))
