@@ -25,7 +25,8 @@ HEAD = """\
 
 Fifteen tasks in four families (`mix`, `writing`, `device`, `editing`), each a request a musician would
 make on one of three starting songs (`songs/`). An agent is given the instruction and the starting
-song (`overdub start <task> --out start.json`), nothing else. How a check line reads: [scoring](scoring.md);
+song (`overdub start <task> --out start.json`), nothing else. The [transcription](#transcription) tasks
+come after them: the agent hears a mix and writes down notes. How a check line reads: [scoring](scoring.md);
 what each kind measures: [checks](checks.md).
 
 Notation: `[lo, hi]` is the target (`…` = no bound on that side), `±soft` the distance over which the
@@ -191,8 +192,54 @@ def _setup(task: dict) -> str:
     return "; ".join(f"`{json.dumps(op, separators=(', ', ': '))}`" for op in task["setup"])
 
 
+TRANSCRIPTION_HEAD = """
+## Transcription
+
+The agent is given the instruction and the task's mix, a WAV (`overdub start <task> --out mix.wav`), and
+nothing else: no tempo, no stems, no track count. It answers notes per part
+([transcription](transcription.md)). Every part has the same figures: `f1-<part>` (note F1, onsets within 50 ms and pitch
+within 50 cents; weighted, the score is their weighted mean) and, shown but not scored (w0),
+`precision-`, `recall-`, `f1-offsets-`, `octaves-` and `rhythm-<part>`; the gate `gate-<part>` holds the
+named part's F1 at 0.5 or more. No house gates: nothing is rendered from the answer.
+
+| task | tier | song | heard | parts (tracks) | gate |
+|---|---|---|---|---|---|
+"""
+
+FIGURES = (("precision", "note precision"), ("recall", "note recall"),
+           ("f1-offsets", "note F1 with offsets (within 20% of the note, at least 50 ms)"),
+           ("octaves", "notes heard an octave off"), ("rhythm", "matched notes on the right grid step and length"))
+
+
+def _excerpt(t: dict) -> str:
+    lo, hi = t.get("from", 0), t.get("to")
+    return "the whole song" if not lo and hi is None else f"beats {_num(lo)}-{_num(hi) if hi is not None else 'end'}"
+
+
+def transcription_page(tasks: list[dict]) -> str:
+    if not tasks:
+        return ""
+    rows = [f"| `{t['id']}` | {t['tier']} | `{t['song']}` ({_excerpt(t)}) | "
+            f"{', '.join(t['heard']) if t.get('heard') else 'every track'} | "
+            f"{'; '.join(f'{k} ({chr(44).join(v)})' for k, v in t['parts'].items())} | {t['gate']} |" for t in tasks]
+    details = []
+    for t in tasks:
+        details.append(f"### `{t['id']}`: {t['title']}\n")
+        details.append(f"> {t['instruction']}\n")
+        details.append(f"Tier {t['tier']}; song `{t['song']}`, {_excerpt(t)}; grid {_num(t.get('grid', 0.25))} "
+                       f"beats (for rhythm).\n")
+        for part in t["parts"]:
+            w = t.get("weights", {}).get(part, 1)
+            details.append(f"- `f1-{part}`: {part}: note F1 (onset within 50 ms, pitch within 50 cents) "
+                           f"[1, …] ±1 w{_num(w)}")
+            details += [f"- `{ident}-{part}`: {part}: {text} w0" for ident, text in FIGURES]
+        details.append(f"- `gate-{t['gate']}`: {t['gate']}: note F1 [0.5, …] G\n")
+    return TRANSCRIPTION_HEAD + "\n".join(rows) + "\n\n" + "\n".join(details)
+
+
 def page(tasks_dir: Path = TASKS_DIR) -> str:
-    tasks = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(tasks_dir.glob("*.json"))]
+    every = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(tasks_dir.glob("*.json"))]
+    tasks = [t for t in every if t.get("family") != "transcription"]
     rows = []
     for t in tasks:
         checks = " · ".join(check_line(c).replace("|", "\\|") for c in t["checks"])
@@ -207,7 +254,8 @@ def page(tasks_dir: Path = TASKS_DIR) -> str:
         details.append("- `clean`: no render problems (faults, NaN) [0, 0] G")
         details.append(f"- `scope`: changes nothing but what this task may change: {scope_text(t['scope'])} "
                        f"[0, 0] G\n")
-    return HEAD + "\n".join(rows) + "\n\n## Each task\n\n" + "\n".join(details)
+    return (HEAD + "\n".join(rows) + "\n\n## Each task\n\n" + "\n".join(details)
+            + transcription_page([t for t in every if t.get("family") == "transcription"]))
 
 
 def main(argv: list[str]) -> int:

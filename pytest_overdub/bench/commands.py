@@ -62,7 +62,7 @@ def start_main(argv: list[str]) -> int:
                                 "id and instruction in its meta.",
                     epilog="example: overdub start mix-chorus-lift --out start.json")
     parser.add_argument("task")
-    parser.add_argument("--out", type=arg(output_file, what="song file", suffixes=(".json", ".wav")),
+    parser.add_argument("--out", type=arg(output_file, what="file", suffixes=(".json", ".wav")),
                         help="where to write the song, a .json file (default: print it); for a transcription "
                              "task the mix, a .wav file (default: print the cached mix's path)")
     parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
