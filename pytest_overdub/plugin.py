@@ -72,6 +72,19 @@ class Mode:
     def bench(self) -> Any:
         return _bench_for(self.tasks_dir)
 
+    @property
+    def submission_sha256(self) -> str:
+        """The submission's sha256; for a notes answer, of its file (a folder: its files' names and bytes)."""
+        if self.submission is not None:
+            return self.submission.sha256
+        import hashlib
+
+        h = hashlib.sha256()
+        path = self.submission_path
+        for f in sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]:
+            h.update((f.name.encode() + b"\0" if path.is_dir() else b"") + f.read_bytes())
+        return h.hexdigest()
+
 
 @dataclass
 class Collected:
@@ -234,8 +247,20 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
         try:
             mode.submission = load_submission(mode.submission_path)
         except OverdubError as exc:
-            raise pytest.UsageError(f"--overdub-submission={sub_arg}: {exc}") from None
+            if not _notes_answer(mode.submission_path):
+                raise pytest.UsageError(f"--overdub-submission={sub_arg}: {exc}") from None
+            mode.submission = None  # notes: read by each transcription task for its parts
     return mode
+
+
+def _notes_answer(path: Path) -> bool:
+    """A transcription answer (a folder, a MIDI file, or a JSON object with ``parts``), not a song or ops."""
+    if path.is_dir() or path.suffix.lower() in (".mid", ".midi"):
+        return True
+    try:
+        return "parts" in json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, TypeError):
+        return False
 
 
 def _report_path(config: pytest.Config, text: str) -> Path:
@@ -395,8 +420,9 @@ class Task(pytest.Collector):
 
             t0 = time.perf_counter()
             try:
+                submission = self._submission()
                 with crash_guard(getattr(self.config, "workerinput", None), self.task.id):
-                    res = score_task(self.task, self.mode.submission, bench=self.mode.bench(),
+                    res = score_task(self.task, submission, bench=self.mode.bench(),
                                      trusted=self.mode.trusted)
                 self._cache["result"] = (res, round(time.perf_counter() - t0, 3))
             except (OverdubError, ScoredBefore) as exc:
@@ -405,6 +431,22 @@ class Task(pytest.Collector):
         if isinstance(cached, OverdubFailure):
             raise cached
         return cached[0]
+
+    def _submission(self) -> Any:
+        """The session's submission as this task reads it: a transcription task reads notes for its parts
+        from the submission's path; a song task cannot be scored from notes."""
+        from .errors import SubmissionError
+
+        if self.task.family == "transcription":
+            if self.mode.submission is not None:
+                return self.mode.submission  # a song or ops: the task refuses it in its result
+            from .transcribe.answer import read_answer
+
+            return read_answer(self.mode.submission_path, parts=self.task.parts)
+        if self.mode.submission is None:
+            raise SubmissionError(f"{self.mode.submission_path} holds notes (a transcription answer); this task "
+                                  "takes ops or a song")
+        return self.mode.submission
 
     def verdict(self, rule: str, path: Path | None) -> Any:
         """Run one validity rule (the oracle's result is reused by ``repeat``)."""
@@ -484,7 +526,8 @@ class _OverdubItem(pytest.Item):
 
 
 class CheckItem(_OverdubItem):
-    """One check of the task on the submission: fails when the check scores under 1."""
+    """One check of the task on the submission: fails when the check scores under 1 (a figure with weight 0,
+    reported beside the score, never fails)."""
 
     def __init__(self, *, check_id: str, gate: bool, **kw: Any) -> None:
         super().__init__(**kw)
@@ -509,7 +552,7 @@ class CheckItem(_OverdubItem):
         self._prop("overdub.check", json.dumps({"task": result.task, **data}, allow_nan=False))
         if result.error:
             self._fail_task(_what(result), self._context(result))
-        if check.score < 1.0:
+        if check.score < 1.0 and (check.gate or check.weight != 0):  # a weight-0 figure is shown, not judged
             raise OverdubFailure(f"{self.check_id}: {check.line()}\n{self._context(result)}")
 
 
@@ -685,12 +728,12 @@ def build_report(config: pytest.Config) -> dict[str, Any]:
         tasks.append({**raw, "id": tid, "rules" if mode.self_check else "checks": listed})
     scores = [t["score"] for t in tasks if isinstance(t.get("score"), (int, float))]
     hashes = sorted(t["grader_hash"] for t in tasks if t.get("grader_hash"))
-    sub = mode.submission
     report = {
         "bench_version": BENCH_VERSION,
         "mode": mode.kind,
         "grader_hash": _combined_hash(hashes),
-        "submission": None if sub is None else {"path": str(mode.submission_path), "sha256": sub.sha256},
+        "submission": None if mode.submission_path is None else {"path": str(mode.submission_path),
+                                                                 "sha256": mode.submission_sha256},
         "pass_line": mode.pass_line,
         "python": platform.python_version(),
         "packages": packages,
@@ -774,4 +817,4 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if scores:
         tr.write_line(f"{'mean':<28} {sum(scores) / len(scores):>6.3f}  over {len(scores)} task(s)")
     if mode.submission_path is not None:
-        tr.write_line(f"submission {mode.submission_path} (sha256 {mode.submission.sha256[:12]}...)")
+        tr.write_line(f"submission {mode.submission_path} (sha256 {mode.submission_sha256[:12]}...)")
