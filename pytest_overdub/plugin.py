@@ -45,7 +45,7 @@ from typing import Any, Iterator, NoReturn
 import pytest
 
 PASS_DEFAULT = 0.9
-FAMILIES = ("mix", "writing", "device", "editing", "transcription")
+FAMILIES = ("mix", "writing", "device", "editing", "mastering", "mixdown", "transcription")
 _PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "numba", "pydantic", "soundfile", "pytest-xdist")
 
 
@@ -112,7 +112,9 @@ COLLECTED_KEY = pytest.StashKey[Collected]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("overdub", "pytest-overdub: score music-making agents")
     group.addoption("--overdub-submission", metavar="PATH", default=None,
-                    help="score this submission (ops, {ops}, transactions, a tool-call log or a song) on the tasks")
+                    help="score this submission (ops, {ops}, transactions, a tool-call log or a song) on the tasks; "
+                         "a folder: an audio task's answer files (or DIR/<task-id>/ holding them), and "
+                         "DIR/<task-id>.json for a song task")
     group.addoption("--overdub-tasks", metavar="DIR", default=None,
                     help="the tasks directory (or a bench directory holding tasks/); default: tasks/ at the rootdir, "
                          "else the bundled tasks")
@@ -244,6 +246,8 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
         from .song.submission import load_submission
 
         mode.submission_path = Path(sub_arg).resolve()
+        if mode.submission_path.is_dir():  # answers per task, read when each task is scored
+            return mode
         try:
             mode.submission = load_submission(mode.submission_path)
         except OverdubError as exc:
@@ -406,7 +410,7 @@ class Task(pytest.Collector):
             return
         for check in self.task.checks:
             yield CheckItem.from_parent(self, name=check.id, check_id=check.id, gate=check.gate)
-        for gate in getattr(self.task, "house_gates", ("clean", "scope")):
+        for gate in self.task.house_gates:
             yield CheckItem.from_parent(self, name=gate, check_id=gate, gate=True)
         yield ScoreItem.from_parent(self, name="score")
 
@@ -420,10 +424,8 @@ class Task(pytest.Collector):
 
             t0 = time.perf_counter()
             try:
-                submission = self._submission()
                 with crash_guard(getattr(self.config, "workerinput", None), self.task.id):
-                    res = score_task(self.task, submission, bench=self.mode.bench(),
-                                     trusted=self.mode.trusted)
+                    res = self._score(score_task)
                 self._cache["result"] = (res, round(time.perf_counter() - t0, 3))
             except (OverdubError, ScoredBefore) as exc:
                 self._cache["result"] = OverdubFailure(f"task {self.task.id}: {exc}")
@@ -432,21 +434,41 @@ class Task(pytest.Collector):
             raise cached
         return cached[0]
 
-    def _submission(self) -> Any:
-        """The session's submission as this task reads it: a transcription task reads notes for its parts
-        from the submission's path; a song task cannot be scored from notes."""
+    def _score(self, score_task: Any) -> Any:
+        """Score this task's answer: the submission file, or, when the submission is a folder, the audio
+        answer in it (``DIR`` or ``DIR/<task-id>/``) or ``DIR/<task-id>.json`` for a song task. A
+        transcription task reads notes for its parts from the submission's path (a notes file, a MIDI file,
+        or a folder: ``DIR/<task-id>/`` when there is one, else ``DIR``)."""
         from .errors import SubmissionError
 
+        mode, bench = self.mode, self.mode.bench()
+        folder = mode.submission_path if mode.submission is None and mode.submission_path else None
         if self.task.family == "transcription":
-            if self.mode.submission is not None:
-                return self.mode.submission  # a song or ops: the task refuses it in its result
+            if mode.submission is not None:  # a song or ops: the task refuses it in its result
+                return score_task(self.task, mode.submission, bench=bench)
             from .transcribe.answer import read_answer
 
-            return read_answer(self.mode.submission_path, parts=self.task.parts)
-        if self.mode.submission is None:
-            raise SubmissionError(f"{self.mode.submission_path} holds notes (a transcription answer); this task "
-                                  "takes ops or a song")
-        return self.mode.submission
+            path = mode.submission_path
+            path = path / self.task.id if (path / self.task.id).is_dir() else path
+            return score_task(self.task, read_answer(path, parts=self.task.parts), bench=bench)
+        if self.task.is_audio:
+            if folder is None or not folder.is_dir():
+                raise SubmissionError(f"{mode.submission_path}: {self.task.id} is an audio task; its answer is "
+                                      "a folder holding " + ", ".join(a.name for a in self.task.answer))
+            from .bench.audio.score import score_audio_task
+
+            return score_audio_task(self.task, folder, bench=bench)
+        if folder is None:
+            return score_task(self.task, mode.submission, bench=bench, trusted=mode.trusted)
+        if not folder.is_dir():
+            raise SubmissionError(f"{folder} holds notes (a transcription answer); {self.task.id} takes ops or a "
+                                  "song")
+        from .bench.tasks import score_path
+
+        path = folder / f"{self.task.id}.json"
+        if not path.is_file():
+            raise SubmissionError(f"{folder}: no answer {path.name} for the song task {self.task.id}")
+        return score_path(self.task, path, bench=bench, trusted=mode.trusted)
 
     def verdict(self, rule: str, path: Path | None) -> Any:
         """Run one validity rule (the oracle's result is reused by ``repeat``)."""
@@ -607,7 +629,7 @@ class RuleItem(_OverdubItem):
 
 
 class BenchItem(pytest.Item):
-    """The bench as a whole: 12-16 tasks, every family twice, an oracle, two cheats and an alternative per
+    """The bench as a whole: at least 12 tasks, every family twice, an oracle, two cheats and an alternative per
     task, songs that build, no stray answer files."""
 
     def runtest(self) -> None:
@@ -817,4 +839,5 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if scores:
         tr.write_line(f"{'mean':<28} {sum(scores) / len(scores):>6.3f}  over {len(scores)} task(s)")
     if mode.submission_path is not None:
-        tr.write_line(f"submission {mode.submission_path} (sha256 {mode.submission_sha256[:12]}...)")
+        what = "submission folder" if mode.submission_path.is_dir() else "submission"
+        tr.write_line(f"{what} {mode.submission_path} (sha256 {mode.submission_sha256[:12]}...)")

@@ -23,11 +23,14 @@ HEAD = """\
 
 <!-- Written by tools/make_task_docs.py from tasks/*.json; do not edit by hand. -->
 
-Fifteen tasks in four families (`mix`, `writing`, `device`, `editing`), each a request a musician would
-make on one of three starting songs (`songs/`). An agent is given the instruction and the starting
-song (`overdub start <task> --out start.json`), nothing else. The [transcription](#transcription) tasks
-come after them: the agent hears a mix and writes down notes. How a check line reads: [scoring](scoring.md);
-what each kind measures: [checks](checks.md).
+Song tasks in four families (`mix`, `writing`, `device`, `editing`), each a request a musician would
+make on one of three starting songs (`songs/`): an agent is given the instruction and the starting
+song (`overdub start <task> --out start.json`), nothing else. Audio tasks in two more families
+(`mastering`, `mixdown`): the agent is given WAV files rendered from the songs (`overdub start <task> --out
+DIR`) and hands back the files the task names ([audio tasks](audio-tasks.md)). The
+[transcription](#transcription) tasks come last: the agent hears a mix and writes down notes. How a check
+line reads: [scoring](scoring.md); what each kind measures: [checks](checks.md) and
+[audio tasks](audio-tasks.md).
 
 Notation: `[lo, hi]` is the target (`…` = no bound on that side), `±soft` the distance over which the
 score falls from 1 to 0 outside it (none = pass/fail), `wN` a goal's weight, `G` a gate. Every task also
@@ -37,6 +40,18 @@ an answer may touch: everything else must stay as it was. Beats and bars are 0-b
 are bars 0, 1, 2 and 3.
 
 | task | family | song | may change | checks |
+|---|---|---|---|---|
+"""
+
+AUDIO_HEAD = """
+## Audio tasks
+
+Inputs are 24-bit 48 kHz stereo WAVs the bench renders from a song ("tracks": those tracks' stems summed
+before the master; "chain": house effects it runs them through); the answer is a folder holding the files
+listed. A file a check reads is an answer file by name, or an input as `input:<name>`. Every audio task
+has the house gate `files` (the answer's files are there, in an allowed form).
+
+| task | family | inputs | hand back | checks |
 |---|---|---|---|---|
 """
 
@@ -73,8 +88,55 @@ def _bars(c: dict) -> str:
     return f"bars {first}-{last - 1}" if last - 1 > first else f"bar {first}"
 
 
+def _audio_what(c: dict) -> str | None:
+    """What an audio check reads, in a few words; None for a song check."""
+    kind = c["kind"]
+    against = f" vs `{c['against']}`" if c.get("against") else ""
+    band = f" {_num(c['band'][0])}-{_num(c['band'][1])} Hz" if c.get("band") else ""
+    if kind in ("loudness", "truePeak", "plr", "loudnessChange", "clippedAdded", "tonalBalance"):
+        return f"{kind} of `{c['file']}`{against}"
+    if kind in ("bandChange", "sideBand"):
+        return f"{kind}{band} of `{c['file']}`{against}"
+    if kind == "tailRms":
+        return f"tailRms of `{c['file']}`, last {_num(c.get('tail', 0.5))} s"
+    if kind == "residual":
+        files = " + ".join(f"`{f}`" for f in c["files"]) if c.get("files") else f"`{c['file']}`"
+        return f"residual of {files}{against}"
+    if kind == "likeness":
+        return f"likeness ({c.get('how', 'waveform')}) of `{c['file']}`{against}"
+    if kind == "duck":
+        return f"duck {c['measure']} of `{c['file']}` over `{c['source']}`, hits of `{c['hits']}`"
+    if kind == "hits":
+        return f"hits {c['measure']} of `{c['file']}` vs `{c['source']}`"
+    if kind == "sequence":
+        return (f"sequence {c['measure']} of `{c['file']}` as {', '.join(f'`{p}`' for p in c['parts'])}, "
+                f"gaps {_num(c['gap'])} s")
+    return None
+
+
+def _input_text(i: dict) -> str:
+    text = f"`{i['name']}`: `{i['song']}`" + (f" ({', '.join(i['tracks'])})" if i.get("tracks") else " mix")
+    if i.get("chain"):
+        text += " through " + ", ".join(f"{x['device']} {json.dumps(x.get('params', {}), separators=(', ', ': '))}"
+                                        for x in i["chain"])
+    if i.get("gain_db"):
+        text += f", {_num(i['gain_db'])} dB"
+    if i.get("pad_s"):
+        text += f", {_num(i['pad_s'])} s of silence after"
+    return text
+
+
+def _answer_text(a: dict) -> str:
+    bits = f", {a['bits']}-bit" if a.get("bits") else ""
+    gap = f", {_num(a['gap_s'])} s gaps" if a.get("gap_s") else ""
+    return f"`{a['name']}` ({a['what']}; from {', '.join(a['from'])}{gap}{bits})"
+
+
 def _what(c: dict) -> str:
     """What the check reads, in a few words, from its kind and fields."""
+    audio = _audio_what(c)
+    if audio is not None:
+        return audio
     kind = c["kind"]
     pitches = f", pitches {'/'.join(str(p) for p in c['pitches'])}" if c.get("pitches") else ""
     if kind == "measure":
@@ -239,11 +301,26 @@ def transcription_page(tasks: list[dict]) -> str:
 
 def page(tasks_dir: Path = TASKS_DIR) -> str:
     every = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(tasks_dir.glob("*.json"))]
-    tasks = [t for t in every if t.get("family") != "transcription"]
+    tasks = [t for t in every if not t.get("inputs") and t.get("family") != "transcription"]
+    audio = [t for t in every if t.get("inputs")]
     rows = []
     for t in tasks:
         checks = " · ".join(check_line(c).replace("|", "\\|") for c in t["checks"])
         rows.append(f"| `{t['id']}` | {t['family']} | `{t['song']}` | {scope_text(t['scope'])} | {checks} |")
+    audio_rows = []
+    for t in audio:
+        checks = " · ".join(check_line(c).replace("|", "\\|") for c in t["checks"])
+        audio_rows.append(f"| `{t['id']}` | {t['family']} | {'; '.join(_input_text(i) for i in t['inputs'])} | "
+                          f"{'; '.join(_answer_text(a) for a in t['answer'])} | {checks} |")
+    audio_details = []
+    for t in audio:
+        details = audio_details
+        details.append(f"### `{t['id']}`: {t['title']}\n")
+        details.append(f"> {t['instruction']}\n")
+        details += [f"- input {_input_text(i)}" for i in t["inputs"]]
+        details += [f"- hand back {_answer_text(a)}" for a in t["answer"]]
+        details += [f"- {check_line(c)}" for c in t["checks"]]
+        details.append("- `files`: the answer's files are there, in an allowed form [0, 0] G\n")
     details = []
     for t in tasks:
         details.append(f"### `{t['id']}`: {t['title']}\n")
@@ -254,7 +331,10 @@ def page(tasks_dir: Path = TASKS_DIR) -> str:
         details.append("- `clean`: no render problems (faults, NaN) [0, 0] G")
         details.append(f"- `scope`: changes nothing but what this task may change: {scope_text(t['scope'])} "
                        f"[0, 0] G\n")
-    return (HEAD + "\n".join(rows) + "\n\n## Each task\n\n" + "\n".join(details)
+    table = HEAD + "\n".join(rows) + "\n"
+    if audio_rows:
+        table += AUDIO_HEAD + "\n".join(audio_rows) + "\n"
+    return (table + "\n## Each task\n\n" + "\n".join(details + audio_details)
             + transcription_page([t for t in every if t.get("family") == "transcription"]))
 
 

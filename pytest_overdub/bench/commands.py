@@ -10,7 +10,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from ..cliargs import Parser, arg, float_in, input_file, output_file
+from ..cliargs import Parser, arg, float_in, input_file, output_dir, output_file
 from ..errors import OverdubError, UsageError
 from .tasks import Bench, bundled_bench
 
@@ -56,15 +56,19 @@ def list_main(argv: list[str]) -> int:
 def start_main(argv: list[str]) -> int:
     """The song carries the task's id and instruction in ``meta`` (``meta.task``, ``meta.instruction``): the
     file stays a plain ``overdub/0`` song (``meta`` is free-form and never scored), and an agent handed only
-    that file still reads what to do."""
+    that file still reads what to do. An audio task writes a folder instead: its input WAVs and
+    ``INSTRUCTION.md`` (the instruction and the files to hand back)."""
     parser = Parser(prog="overdub start",
                     description="Write the song an agent is handed for a task (setup applied), with the task's "
-                                "id and instruction in its meta.",
-                    epilog="example: overdub start mix-chorus-lift --out start.json")
+                                "id and instruction in its meta; for an audio task, a folder with its input WAVs "
+                                "and INSTRUCTION.md.",
+                    epilog="example: overdub start mix-chorus-lift --out start.json\n"
+                           "         overdub start master-streaming-single --out work/")
     parser.add_argument("task")
-    parser.add_argument("--out", type=arg(output_file, what="file", suffixes=(".json", ".wav")),
-                        help="where to write the song, a .json file (default: print it); for a transcription "
-                             "task the mix, a .wav file (default: print the cached mix's path)")
+    parser.add_argument("--out", help="where to write the song, a .json file (default: print it); for an audio "
+                                      "task a folder (required); for a transcription task the mix, a .wav file, "
+                                      "or a folder to hold mix.wav and INSTRUCTION.md (default: print the cached "
+                                      "mix's path)")
     parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
     args = parser.parse_args(argv)
     from ..song.model import dumps_song
@@ -74,58 +78,112 @@ def start_main(argv: list[str]) -> int:
     task = bench.task(args.task)
     if task.family == TRANSCRIPTION:
         return _start_transcription(task, bench, args.out)
-    if args.out and args.out.suffix.lower() == ".wav":
-        raise UsageError(f"--out {args.out}: task {task.id} hands the agent a song; want a .json file")
+    if task.is_audio:
+        return _start_audio(task, bench, args.out)
+    try:
+        out = output_file(args.out, what="song file", suffixes=(".json",)) if args.out is not None else None
+    except UsageError as exc:
+        raise UsageError(f"argument --out: {exc}") from None
     song = start_song(task, bench=bench)
     song = song.model_copy(update={"meta": {**song.meta, "task": task.id, "instruction": task.instruction}})
     text = dumps_song(song)
-    if args.out:
+    if out:
         try:
-            args.out.write_text(text, encoding="utf-8")
+            out.write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise OverdubError(f"--out {args.out}: cannot write: {exc.strerror}") from None
-        print(f"wrote {args.out}")
+            raise OverdubError(f"--out {out}: cannot write: {exc.strerror}") from None
+        print(f"wrote {out}")
     else:
         print(text, end="")
     return 0
 
 
-def _start_transcription(task, bench: Bench, out: Path | None) -> int:
-    """A transcription task hands the agent the mix alone (never the song, which is the answer)."""
+def _start_transcription(task, bench: Bench, out_text: str | None) -> int:
+    """A transcription task hands the agent the mix alone (never the song, which is the answer): to a
+    ``.wav`` file, or into a folder as ``mix.wav`` with ``INSTRUCTION.md``; no ``--out``: the cached file's
+    path is printed."""
     import shutil
 
     from ..transcribe.inputs import mix_wav
 
-    if out is not None and out.suffix.lower() != ".wav":
-        raise UsageError(f"--out {out}: task {task.id} hands the agent a mix; want a .wav file")
     path = mix_wav(task, bench.song(task.song))
-    if out is None:
+    if out_text is None:
         print(path)
         return 0
+    is_wav = out_text.lower().endswith(".wav")
+    out = output_file(out_text, what="mix file", suffixes=(".wav",)) if is_wav else \
+        output_dir(out_text, what="folder for the task's mix")
     try:
-        shutil.copyfile(path, out)
+        if is_wav:
+            shutil.copyfile(path, out)
+        else:
+            out.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, out / "mix.wav")
+            (out / "INSTRUCTION.md").write_text(transcription_instruction(task), encoding="utf-8")
     except OSError as exc:
         raise OverdubError(f"--out {out}: cannot write: {exc.strerror}") from None
-    print(f"wrote {out}")
+    print(f"wrote {out}" if is_wav else f"wrote mix.wav and INSTRUCTION.md into {out}")
     return 0
 
 
-def _answer_path(text: str) -> Path:
-    """A submission file, or a folder (a transcription answer folder)."""
+def transcription_instruction(task) -> str:
+    """A transcription task's instruction, what it hands over and the answer's forms."""
+    parts = ", ".join(f"`{p}`" for p in task.parts)
+    return (f"# {task.title} ({task.id})\n\n{task.instruction}\n\n## Input\n\n- `mix.wav` (48 kHz, 24-bit, "
+            f"stereo); time 0 is its first sample\n\n## Hand back\n\nThe notes of {parts}, as `notes.json` "
+            "(`{\"time\": \"seconds\", \"parts\": {\"<part>\": [{\"p\": 60, \"t\": 0.0, \"d\": 0.5}]}}`, or "
+            "`\"time\": \"beats\"` with your `\"tempo\"`) or `notes.mid` (one track per part, named for it).\n")
+
+
+def _start_audio(task, bench: Bench, out_text: str | None) -> int:
+    """The inputs (copied from the cache, rendered first if needed) and INSTRUCTION.md into ``out_text``."""
+    import shutil
+
+    from .audio.inputs import ensure_inputs
+
+    if out_text is None:
+        raise UsageError(f"{task.id} is an audio task: give --out DIR, the folder to write its input WAVs into")
+    out = output_dir(out_text, what="folder for the task's input WAVs")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, path in ensure_inputs(task, bench).items():
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, out / name)
+        (out / "INSTRUCTION.md").write_text(audio_instruction(task), encoding="utf-8")
+    except OSError as exc:
+        raise OverdubError(f"--out {out}: cannot write: {exc.strerror}") from None
+    print(f"wrote {', '.join(i.name for i in task.inputs)} and INSTRUCTION.md into {out}")
+    return 0
+
+
+def audio_instruction(task) -> str:
+    """An audio task's instruction, its input files and the files to hand back."""
+    ins = "\n".join(f"- `{i.name}`" for i in task.inputs)
+    outs = "\n".join(f"- `{a.name}`: {a.what}" + (f" ({a.bits}-bit PCM)" if a.bits else "") for a in task.answer)
+    return (f"# {task.title} ({task.id})\n\n{task.instruction}\n\n## Inputs (48 kHz, 24-bit, stereo)\n\n{ins}\n\n"
+            f"## Hand back (a folder holding these files; WAV or FLAC, 48 kHz stereo)\n\n{outs}\n")
+
+
+def _submission(text: str) -> Path:
+    """A submission file, or a folder (an audio task's answer files)."""
     path = Path(text)
-    return path if text and path.is_dir() else input_file(text, what="submission file (JSON; a transcription "
-                                                                     "task's: a notes .json, .mid or folder)")
+    return path if text and path.is_dir() else input_file(text, what="submission file (JSON; for a transcription "
+                                                                     "task also .mid) or answer folder")
 
 
 def score_main(argv: list[str]) -> int:
     parser = Parser(
         prog="overdub score",
-        description="Score a submission (ops, {ops}, transactions, a tool-call log or a whole song; for a "
-                    "transcription task, notes: a notes .json, a .mid file or a folder holding one) on a "
-                    "task. Exit 0 when the score reaches --pass, 1 under it, 2 on bad input.",
+        description="Score a submission (ops, {ops}, transactions, a tool-call log or a whole song) on a "
+                    "task, an audio task's answer folder, or a transcription task's notes (a notes .json, a .mid "
+                    "file or a folder holding one). Exit 0 when the score reaches --pass, 1 under it, 2 on bad "
+                    "input.",
         epilog="example: overdub score mix-chorus-lift ops.json --json")
     parser.add_argument("task")
-    parser.add_argument("submission", type=arg(_answer_path))
+    parser.add_argument("submission", type=arg(_submission),
+                        help="a submission file; for an audio task the folder holding its answer files "
+                             "(or DIR/<task-id>/ holding them); for a transcription task a notes .json, a .mid "
+                             "file or a folder holding notes.json or notes.mid (or DIR/<task-id>/ holding it)")
     parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--pass", dest="pass_line", type=arg(float_in, lo=0.0, hi=1.0, what="a task score"),
@@ -150,12 +208,25 @@ def score_main(argv: list[str]) -> int:
     if task.family == "transcription":
         from ..transcribe.answer import read_answer
 
-        submission = read_answer(args.submission, parts=task.parts)  # notes per part; bad input: exit 2
-    elif args.submission.is_dir():
-        raise UsageError(f"{args.submission} is a folder; want a submission file (JSON)")
+        path = args.submission / task.id if (args.submission / task.id).is_dir() else args.submission
+        answer = read_answer(path, parts=task.parts)  # notes per part; bad input: exit 2
+        result = score_task(task, answer, bench=bench)
+    elif task.is_audio:
+        from .audio.score import score_audio_task
+
+        if not args.submission.is_dir():
+            raise UsageError(f"{args.submission}: {task.id} is an audio task; want the folder holding "
+                             + ", ".join(a.name for a in task.answer))
+        result = score_audio_task(task, args.submission, bench=bench)
     else:
+        if args.submission.is_dir():
+            try:
+                args.submission = input_file(str(args.submission / f"{task.id}.json"),
+                                             what=f"submission file ({task.id}.json in the folder)")
+            except UsageError as exc:
+                raise UsageError(f"argument submission: {exc}") from None
         submission = load_submission(args.submission)  # a file that cannot be read is an error (exit 2)
-    result = score_task(task, submission, bench=bench, trusted=True if args.trust_kernels else None)
+        result = score_task(task, submission, bench=bench, trusted=True if args.trust_kernels else None)
     if args.json:
         print(dumps_json(result_to_dict(result)))
     else:

@@ -586,6 +586,256 @@ class TrackLengthCheck(_Probed):
         return track_notes_value(ctx, self.probed(ctx), self.track, kind="trackLength")
 
 
+# --- audio files (audio tasks, docs/audio-tasks.md) ------------------------------------------------
+#
+# A task with ``inputs`` is an audio task: the bench renders each input to a 24-bit 48 kHz stereo WAV
+# (:mod:`.audio.inputs`) and the answer is a folder holding the files of ``answer`` (:mod:`.audio.files`).
+# An audio check names the files it reads: an answer file by its name (``master.wav``), an input as
+# ``input:<name>``; its value reads them from an :class:`~pytest_overdub.bench.audio.score.AudioContext`.
+
+FileName = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)?\.(wav|flac)$")]
+
+
+class Insert(_Model):
+    """A house effect the bench runs the input through (``core.eq``, ``core.width``, ...), params resolved
+    like a song's insert (defaults overlaid, clamped)."""
+
+    device: str
+    params: dict[str, float] = Field(default_factory=dict)
+
+
+class AudioInput(_Model):
+    """One WAV the agent is handed. ``tracks`` absent: the song's mix through its master; given: those
+    tracks' stems (post-fader) summed, before the master. Then ``chain``, ``gain_db``, ``pad_s`` of silence."""
+
+    name: FileName
+    song: str = Field(description="a song name in songs/ (without .json)")
+    tracks: list[str] | None = None
+    chain: list[Insert] = Field(default_factory=list)
+    gain_db: float = Field(default=0.0, ge=-40, le=20)
+    pad_s: float = Field(default=0.0, ge=0, le=10)
+
+
+class AnswerFile(_Model):
+    """One file of the answer: made ``from`` one input (same length, rate, channels), or several laid end to
+    end with ``gap_s`` of silence between. ``bits``: the PCM bit depth it must have (none: any)."""
+
+    name: FileName
+    what: str = Field(min_length=1, description="what the file is, in a few words (errors name it)")
+    from_: list[str] = Field(alias="from", min_length=1)
+    gap_s: float = Field(default=0.0, ge=0, le=30)
+    bits: Literal[16, 24] | None = None
+
+
+# --- check kinds ---------------------------------------------------------------------------------
+
+class _Audio(CheckBase):
+    file: str = Field(description="an answer file, or input:<name>")
+
+
+class _Against(_Audio):
+    against: str = Field(description="an answer file, or input:<name>")
+
+
+class LoudnessCheck(_Audio):
+    kind: Literal["loudness"]
+
+    def value(self, ctx: Any) -> float:
+        return ctx.lufs(self.file)
+
+
+class TruePeakCheck(_Audio):
+    kind: Literal["truePeak"]
+
+    def value(self, ctx: Any) -> float:
+        from ..measure import true_peak_db
+
+        return true_peak_db(ctx.get(self.file), sr=ctx.sr)
+
+
+class PlrCheck(_Audio):
+    """Peak to loudness ratio: true peak (dBTP) minus integrated loudness (LUFS)."""
+
+    kind: Literal["plr"]
+
+    def value(self, ctx: Any) -> float:
+        from ..measure import true_peak_db
+
+        return true_peak_db(ctx.get(self.file), sr=ctx.sr) - ctx.lufs(self.file)
+
+
+class LoudnessChangeCheck(_Against):
+    kind: Literal["loudnessChange"]
+
+    def value(self, ctx: Any) -> float:
+        return ctx.lufs(self.file) - ctx.lufs(self.against)
+
+
+class ClippedAddedCheck(_Audio):
+    """Clipped samples (flat tops at full scale) in ``file`` minus those in ``against`` (none: 0)."""
+
+    kind: Literal["clippedAdded"]
+    against: str | None = None
+
+    def value(self, ctx: Any) -> float:
+        from ..measure.compare import clipped_samples
+
+        before = clipped_samples(ctx.get(self.against)) if self.against else 0
+        return float(clipped_samples(ctx.get(self.file)) - before)
+
+
+class TonalBalanceCheck(_Against):
+    """The largest octave band difference (each band's share of the total, dB) against ``against``."""
+
+    kind: Literal["tonalBalance"]
+    centres_hz: list[float] = Field(default=[63, 125, 250, 500, 1000, 2000, 4000, 8000], min_length=1,
+                                    alias="centres")
+
+    def value(self, ctx: Any) -> float:
+        from ..measure.compare import octave_levels_db
+
+        c = tuple(self.centres_hz)
+        a = octave_levels_db(ctx.get(self.file), sr=ctx.sr, centres_hz=c)
+        b = octave_levels_db(ctx.get(self.against), sr=ctx.sr, centres_hz=c)
+        return float(abs(a - b).max())
+
+
+class BandChangeCheck(_Against):
+    """Absolute level (dBFS) of ``band`` in ``file`` minus the same in ``against``."""
+
+    kind: Literal["bandChange"]
+    band: tuple[float, float]
+
+    def value(self, ctx: Any) -> float:
+        from ..measure.compare import band_level_db
+
+        lo, hi = self.band
+        return (band_level_db(ctx.get(self.file), sr=ctx.sr, lo_hz=lo, hi_hz=hi)
+                - band_level_db(ctx.get(self.against), sr=ctx.sr, lo_hz=lo, hi_hz=hi))
+
+
+class SideBandCheck(_Audio):
+    """Side-to-mid ratio (dB) in ``band`` (the meter ``side.<lo>-<hi>``); with ``against``, minus the same."""
+
+    kind: Literal["sideBand"]
+    band: tuple[float, float]
+    against: str | None = None
+
+    def value(self, ctx: Any) -> float:
+        from ..measure import measure_band_side
+
+        def side(name: str) -> float:
+            return measure_band_side(ctx.get(name), sr=ctx.sr, lo_hz=self.band[0], hi_hz=self.band[1])
+
+        return side(self.file) - (side(self.against) if self.against else 0.0)
+
+
+class TailRmsCheck(_Audio):
+    """RMS level (dBFS) of the file's last ``tail_s`` seconds."""
+
+    kind: Literal["tailRms"]
+    tail_s: float = Field(default=0.5, gt=0, alias="tail")
+
+    def value(self, ctx: Any) -> float:
+        from ..measure.compare import rms_dbfs
+
+        x = ctx.get(self.file)
+        return rms_dbfs(x[:, -int(round(self.tail_s * ctx.sr)):])
+
+
+class ResidualCheck(_Against):
+    """``file`` (``files`` summed, when given: names or a ``dir/*.wav`` pattern) minus ``against``, in dB
+    against ``against``."""
+
+    kind: Literal["residual"]
+    file: str | None = None
+    files: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> "ResidualCheck":
+        if (self.file is None) == (self.files is None):
+            raise ValueError("give file or files, not both")
+        return self
+
+    def value(self, ctx: Any) -> float:
+        from ..measure.compare import residual_db
+
+        names = [self.file] if self.file else ctx.expand(self.files)
+        return residual_db(sum(ctx.get(n) for n in names), ctx.get(self.against))
+
+
+class LikenessCheck(_Against):
+    """How alike two files are: ``waveform`` (sample correlation) or ``envelope`` (level envelopes'
+    correlation: the same music whatever its EQ)."""
+
+    kind: Literal["likeness"]
+    how: Literal["waveform", "envelope"] = "waveform"
+
+    def value(self, ctx: Any) -> float:
+        from ..measure.compare import correlation, envelope_correlation
+
+        a, b = ctx.get(self.file), ctx.get(self.against)
+        return correlation(a, b) if self.how == "waveform" else envelope_correlation(a, b, sr=ctx.sr)
+
+
+class DuckCheck(_Audio):
+    """The gain ``file`` has over ``source`` around each hit of ``hits`` (a clean percussive input):
+    ``depth`` the median over hits of the lowest gain in the first 80 ms, ``recovery`` the median gain
+    250-350 ms after the hit, ``between`` the median gain more than 400 ms from any hit (dB)."""
+
+    kind: Literal["duck"]
+    source: str
+    hits: str
+    measure: Literal["depth", "recovery", "between"]
+
+    def value(self, ctx: Any) -> float:
+        from .audio.readings import duck
+
+        return duck(ctx.get(self.file), ctx.get(self.source), ctx.get(self.hits), sr=ctx.sr, measure=self.measure)
+
+
+class HitsCheck(_Audio):
+    """The median over the hits of ``source`` of ``file``'s level minus ``source``'s: ``transient`` the
+    peak from 2 ms before to 15 ms after the hit, ``body`` the rms 40-150 ms after it (dB)."""
+
+    kind: Literal["hits"]
+    source: str
+    measure: Literal["transient", "body"]
+
+    def value(self, ctx: Any) -> float:
+        from .audio.readings import hit_change
+
+        return hit_change(ctx.get(self.file), ctx.get(self.source), sr=ctx.sr, measure=self.measure)
+
+
+class SequenceCheck(_Audio):
+    """``file`` read as ``parts`` laid end to end with ``gap_s`` between: ``spread`` the loudest part's
+    integrated loudness minus the quietest's (LU), ``quietest`` the quietest part's (LUFS), ``likeness``
+    the least envelope likeness of a part to its input, ``gaps`` the loudest gap's rms (dBFS)."""
+
+    kind: Literal["sequence"]
+    parts: list[str] = Field(min_length=2)
+    gap_s: float = Field(ge=0, alias="gap")
+    measure: Literal["spread", "quietest", "likeness", "gaps"]
+
+    def value(self, ctx: Any) -> float:
+        from .audio.readings import sequence
+
+        return sequence(ctx.get(self.file), [ctx.get(p) for p in self.parts], sr=ctx.sr, gap_s=self.gap_s,
+                        measure=self.measure)
+
+
+def file_refs(check: Any) -> list[str]:
+    """The file names an audio check reads (patterns unexpanded)."""
+    refs = []
+    for name in ("file", "against", "source", "hits"):
+        v = getattr(check, name, None)
+        if isinstance(v, str):
+            refs.append(v)
+    refs += list(getattr(check, "files", None) or []) + list(getattr(check, "parts", None) or [])
+    return refs
+
+
 # --- the registry: every kind, once --------------------------------------------------------------
 
 #: Every check kind's class, in the order docs/checks.md lists them. The union below, ``CHECK_KINDS`` and
@@ -599,7 +849,13 @@ CHECK_CLASSES: tuple[type[CheckBase], ...] = (
     NoteLengthCheck, ToneGainCheck,
     TrackBandCheck, TrackEchoTimeCheck, TrackEchoLevelCheck, TrackDryKeptCheck, TrackDecayCheck, TrackPitchCheck,
     TrackLengthCheck,
+    LoudnessCheck, TruePeakCheck, PlrCheck, LoudnessChangeCheck, ClippedAddedCheck, TonalBalanceCheck,
+    BandChangeCheck, SideBandCheck, TailRmsCheck, ResidualCheck, LikenessCheck, DuckCheck, HitsCheck,
+    SequenceCheck,
 )
+
+#: The kinds that read audio files (audio tasks only).
+AUDIO_CHECK_CLASSES: tuple[type[CheckBase], ...] = CHECK_CLASSES[CHECK_CLASSES.index(LoudnessCheck):]
 
 
 def kind_of(cls: type[CheckBase]) -> str:
@@ -642,17 +898,62 @@ class ChangeScope(_Model):
 
 
 HOUSE_GATES = ("clean", "scope")
+AUDIO_HOUSE_GATES = ("files",)
+
+AUDIO_KINDS: frozenset[str] = frozenset(kind_of(c) for c in AUDIO_CHECK_CLASSES)
 
 
 class Task(_Model):
+    """A song task (the agent edits ``song``; ``scope`` says what it may change) or an audio task (``inputs``:
+    WAVs the bench renders; ``answer``: the files the agent hands back; audio checks only)."""
+
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
-    family: Literal["mix", "writing", "device", "editing"]
+    family: Literal["mix", "writing", "device", "editing", "mastering", "mixdown"]
     title: str = Field(min_length=1)
     instruction: str = Field(min_length=40)
-    song: str = Field(description="a song name in songs/ (without .json)")
+    song: str = Field(description="a song name in songs/ (without .json); an audio task's main song")
     setup: list[dict[str, Any]] = Field(default_factory=list, description="ops the house applies first")
     checks: list[Check] = Field(min_length=1)
-    scope: ChangeScope = Field(description="what the answer may change (the house gate scope)")
+    scope: ChangeScope | None = Field(default=None, description="what the answer may change (the house gate "
+                                                                "scope); song tasks only")
+    inputs: list[AudioInput] = Field(default_factory=list, description="audio tasks: the WAVs handed over")
+    answer: list[AnswerFile] = Field(default_factory=list, description="audio tasks: the files handed back")
+
+    @property
+    def is_audio(self) -> bool:
+        return bool(self.inputs)
+
+    @property
+    def house_gates(self) -> tuple[str, ...]:
+        return AUDIO_HOUSE_GATES if self.is_audio else HOUSE_GATES
+
+    @model_validator(mode="after")
+    def _audio_or_song(self) -> "Task":
+        audio_checks = [c.id for c in self.checks if c.kind in AUDIO_KINDS]
+        if not self.is_audio:
+            if self.answer or audio_checks:
+                raise ValueError(f"answer and audio checks ({', '.join(audio_checks) or 'none'}) need inputs")
+            if self.scope is None:
+                raise ValueError("a song task needs scope (what the answer may change)")
+            return self
+        song_checks = [c.id for c in self.checks if c.kind not in AUDIO_KINDS]
+        if song_checks or self.scope is not None or self.setup or not self.answer:
+            raise ValueError("an audio task has inputs, answer and audio checks only (no scope, setup or song "
+                             f"checks: {', '.join(song_checks) or 'none'})")
+        names = [i.name for i in self.inputs]
+        for a in self.answer:
+            missing = [f for f in a.from_ if f not in names]
+            if missing:
+                raise ValueError(f"answer {a.name}: from {missing} is not an input ({', '.join(names)})")
+        answers = [a.name for a in self.answer]
+        for c in self.checks:
+            for ref in file_refs(c):
+                name = ref[len("input:"):] if ref.startswith("input:") else ref
+                known = names if ref.startswith("input:") else answers
+                if "*" not in name and name not in known:
+                    raise ValueError(f"check {c.id}: {ref!r} is not one of the task's files (answer: "
+                                     f"{', '.join(answers)}; inputs: input:{', input:'.join(names)})")
+        return self
 
     @model_validator(mode="after")
     def _unique_checks(self) -> "Task":
@@ -660,7 +961,7 @@ class Task(_Model):
         for c in self.checks:
             if c.id in seen:
                 raise ValueError(f"check id {c.id!r} is used twice")
-            if c.id in HOUSE_GATES:
+            if c.id in HOUSE_GATES + AUDIO_HOUSE_GATES:
                 raise ValueError(f"check id {c.id!r} is the house gate's")
             seen.add(c.id)
         if not any(not c.gate for c in self.checks):

@@ -8,8 +8,12 @@
   checks), scores under :data:`MISS_MAX` and fails (scores under 1 on) every check it names;
 * every oracle scored twice, the second time with fresh renders and fresh random ids, gives exactly the
   same value for every check, bit for bit;
-* the bench as a whole: 12-16 song-editing tasks (:data:`STUDIO_FAMILIES`), every family at least twice,
-  every task with an oracle file, at least :data:`MIN_CHEATS` cheats and :data:`MIN_ALTERNATIVES` alternative, every answer file named for a task.
+* an audio task's answers are made by code (:mod:`.audio.validity`): the same rules, its baseline the inputs
+  handed back, its repeat the oracle made again into a fresh folder; a transcription task's answers are
+  made by code too (:mod:`pytest_overdub.transcribe.answers`), its baseline no notes, its repeat the oracle
+  made and matched again;
+* the bench as a whole: at least 12 tasks, every family at least twice, every task with an oracle file, at least
+  :data:`MIN_CHEATS` cheats and :data:`MIN_ALTERNATIVES` alternative, every answer file named for a task.
 """
 
 from __future__ import annotations
@@ -32,10 +36,8 @@ ORACLE_MIN = 0.9
 MISS_MAX = 0.5
 MIN_CHEATS = 2  # per task: near_misses/<task>.cheat-<what>.json
 MIN_ALTERNATIVES = 1  # per task: oracles/<task>.alt-<what>.json
-FAMILIES = ("mix", "writing", "device", "editing", "transcription")
-#: The families of song-editing tasks: the bench holds 12 to 16 of these, each family at least twice; a
-#: family that answers otherwise (transcription) comes on top and, when present, has two tasks or more.
-STUDIO_FAMILIES = ("mix", "writing", "device", "editing")
+MIN_TASKS = 12
+FAMILIES = ("mix", "writing", "device", "editing", "mastering", "mixdown", "transcription")
 
 
 @dataclass(frozen=True)
@@ -65,20 +67,35 @@ def load_answer(path: Path, *, task_id: str, kind: str) -> tuple[Submission, dic
 
         if not task_id.startswith("transcribe-"):
             raise TaskError(f"{path}: \"make\" answers only a transcription task (transcribe-*); give \"ops\"")
-
         return made_from_data(data, source=str(path)), data
     return submission_from_data(data["ops"], source=str(path)), data
 
 
+def _score_file(task: Task, path: Path, bench: Bench, *, kind: str,
+                trusted: bool | None) -> tuple[TaskResult, dict[str, Any]]:
+    """An answer file scored on its task: ops for a song task, made by code for an audio or a transcription
+    task."""
+    if task.is_audio:
+        from .audio.validity import score_answer_file
+
+        return score_answer_file(task, path, bench, kind=kind)
+    sub, data = load_answer(path, task_id=task.id, kind=kind)
+    return score_task(task, sub, bench=bench, trusted=trusted), data
+
+
 def check_oracle(task: Task, bench: Bench, *, trusted: bool | None = None) -> Verdict:
-    sub, _ = load_answer(bench.oracle_path(task.id), task_id=task.id, kind="oracle")
-    r = score_task(task, sub, bench=bench, trusted=trusted)
+    r, _ = _score_file(task, bench.oracle_path(task.id), bench, kind="oracle", trusted=trusted)
     ok = r.score >= ORACLE_MIN
     return Verdict(task.id, "oracle", ok, f"oracle scores {r.score:.3f} (want >= {ORACLE_MIN})", r)
 
 
 def check_baseline(task: Task, bench: Bench, *, trusted: bool | None = None) -> Verdict:
-    r = score_task(task, None, bench=bench, trusted=trusted)
+    if task.is_audio:
+        from .audio.validity import score_made
+
+        r = score_made(task, "do-nothing", bench)
+    else:
+        r = score_task(task, None, bench=bench, trusted=trusted)
     ok = r.score < MISS_MAX
     return Verdict(task.id, "baseline", ok, f"doing nothing scores {r.score:.3f} (want < {MISS_MAX})", r)
 
@@ -90,9 +107,8 @@ def answer_name(task_id: str, path: Path) -> str:
 
 def check_alternative(task: Task, path: Path, bench: Bench, *, trusted: bool | None = None) -> Verdict:
     """Another correct answer, done another way: it must score like the oracle."""
-    sub, _ = load_answer(path, task_id=task.id, kind="alternative")
+    r, _ = _score_file(task, path, bench, kind="alternative", trusted=trusted)
     what = answer_name(task.id, path)[len(ALT):]
-    r = score_task(task, sub, bench=bench, trusted=trusted)
     ok = r.score >= ORACLE_MIN
     return Verdict(task.id, f"alt:{what}", ok, f"alternative scores {r.score:.3f} (want >= {ORACLE_MIN})", r)
 
@@ -104,10 +120,9 @@ def check_cheat(task: Task, path: Path, bench: Bench, *, trusted: bool | None = 
 
 def check_near_miss(task: Task, path: Path, bench: Bench, *, trusted: bool | None = None,
                     kind: str = "near miss") -> Verdict:
-    sub, data = load_answer(path, task_id=task.id, kind=kind)
+    r, data = _score_file(task, path, bench, kind=kind, trusted=trusted)
     what = answer_name(task.id, path)
     rule = f"cheat:{what[len(CHEAT):]}" if kind == "cheat" else f"near:{what}"
-    r = score_task(task, sub, bench=bench, trusted=trusted)
     ids = {c.id for c in r.checks}
     unknown = [c for c in data["fails"] if c not in ids]
     held = [c for c in data["fails"] if c in ids and r.check(c).score >= 1.0]
@@ -151,12 +166,16 @@ def check_repeat(task: Task, bench: Bench, *, first: TaskResult | None = None,
     """Score the oracle again with fresh renders and fresh random ids; every value must match exactly."""
     from ..render.stems import PROCESS_CACHE
 
-    sub, _ = load_answer(bench.oracle_path(task.id), task_id=task.id, kind="oracle")
     if first is None:
-        first = score_task(task, sub, bench=bench, trusted=trusted)
-    if task.family == TRANSCRIPTION:  # no song is rendered: the answer is made and matched again
-        second = score_task(task, sub, bench=bench)
+        first, _ = _score_file(task, bench.oracle_path(task.id), bench, kind="oracle", trusted=trusted)
+    if task.is_audio:
+        from .audio.validity import repeat
+
+        second = repeat(task, bench)
+    elif task.family == TRANSCRIPTION:  # no song is rendered: the answer is made and matched again
+        second, _ = _score_file(task, bench.oracle_path(task.id), bench, kind="oracle", trusted=trusted)
     else:
+        sub, _ = load_answer(bench.oracle_path(task.id), task_id=task.id, kind="oracle")
         start = start_song(task, bench=bench)
         song = scramble_new_ids(candidate_song(start, sub), start=start, seed=len(task.id) * 7919)
         PROCESS_CACHE.clear()
@@ -176,6 +195,8 @@ def check_bench(bench: Bench) -> list[str]:
     """Problems with the bench as a whole (empty when it is valid)."""
     problems = []
     paths = bench.task_paths()
+    if len(paths) < MIN_TASKS:
+        problems.append(f"{len(paths)} tasks (want at least {MIN_TASKS})")
     families: dict[str, int] = {}
     for p in paths:
         try:
@@ -188,6 +209,8 @@ def check_bench(bench: Bench) -> list[str]:
         families[task.family] = families.get(task.family, 0) + 1
         if not bench.oracle_path(task.id).exists():
             problems.append(f"{task.id}: no oracle file {bench.oracle_path(task.id)}")
+        if task.is_audio:
+            continue
         try:
             if task.family == TRANSCRIPTION:
                 from ..transcribe.truth import reference
@@ -199,11 +222,7 @@ def check_bench(bench: Bench) -> list[str]:
                 check_declaration(task.scope, start_song(task, bench=bench))
         except TaskError as exc:
             problems.append(f"{task.id}: {exc}" if str(exc).startswith("scope.") else str(exc))
-    studio = sum(families.get(f, 0) for f in STUDIO_FAMILIES) + (len(paths) - sum(families.values()))
-    if not 12 <= studio <= 16:  # a file that did not load counts here, as it did before it broke
-        problems.insert(0, f"{studio} tasks (want 12 to 16)" if studio == len(paths) else
-                        f"{studio} studio tasks (want 12 to 16 of {', '.join(STUDIO_FAMILIES)})")
-    for fam in STUDIO_FAMILIES + tuple(f for f in FAMILIES if f not in STUDIO_FAMILIES and f in families):
+    for fam in FAMILIES:
         if families.get(fam, 0) < 2:
             problems.append(f"family {fam}: {families.get(fam, 0)} task(s) (want at least 2)")
     ids = [p.stem for p in paths]

@@ -115,6 +115,11 @@ class TranscriptionTask(_Model):
         return tuple(derived_checks(list(self.parts), gate=self.gate, weights=self.weights))
 
     @property
+    def is_audio(self) -> bool:
+        """Not an audio-in task: its answer is notes, not audio files."""
+        return False
+
+    @property
     def house_gates(self) -> tuple[str, ...]:
         """No song is rendered from the answer, so neither ``clean`` nor ``scope`` applies."""
         return ()

@@ -111,9 +111,8 @@ def test_render_song_that_cannot_be_read(tmp_path, capsys, song, message):
 
 @pytest.mark.parametrize("out, message", [
     ("{tmp}/missing/dir/x.json", "argument --out: {tmp}/missing/dir/x.json: the folder {tmp}/missing/dir does not exist"),
-    ("{tmp}", "argument --out: {tmp} is a folder; want a file ending in .json or .wav"),
-    ("{tmp}/start.txt", "argument --out: {tmp}/start.txt has extension '.txt'; want a file ending in .json or .wav"),
-    ("{tmp}/start.wav", "--out {tmp}/start.wav: task " + TASK + " hands the agent a song; want a .json file"),
+    ("{tmp}", "argument --out: {tmp} is a folder; want a song file ending in .json"),
+    ("{tmp}/start.wav", "argument --out: {tmp}/start.wav has extension '.wav'; want a song file ending in .json"),
 ])
 def test_start_out_that_cannot_hold_the_song(tmp_path, capsys, out, message):
     line = _one_line_error(capsys, ["start", TASK, "--out", out.format(tmp=tmp_path)])
@@ -161,7 +160,8 @@ def test_bench_that_is_not_a_bench(tmp_path, capsys, command, bench, message):
 
 @pytest.mark.parametrize("argv, message", [
     (["score", TASK, "{tmp}/nope.json"], "argument submission: {tmp}/nope.json: no such file; want a submission file"),
-    (["score", TASK, "{tmp}"], "{tmp} is a folder; want a submission file (JSON)"),
+    (["score", TASK, "{tmp}"], "argument submission: {tmp}/" + TASK + ".json: no such file; want a submission file "
+                               "(" + TASK + ".json in the folder)"),
     (["score", TASK, SONG, "--pass", "1.5"], "argument --pass: '1.5': want a task score between 0 and 1"),
     (["score", TASK, SONG, "--pass", "nan"], "argument --pass: 'nan': want a task score between 0 and 1"),
     (["score", "no-such-task", SONG], "no task 'no-such-task' in"),

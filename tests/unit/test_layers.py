@@ -115,7 +115,7 @@ def test_no_bench_module_is_in_an_import_cycle():
     assert bench == []
 
 
-BENCH_RANK = {"scoring": 0, "context": 1, "device_checks": 1, "checks": 2, "probes": 2, "model": 3}
+BENCH_RANK = {"scoring": 0, "context": 1, "device_checks": 1, "checks": 2, "probes": 2, "audio.readings": 2, "model": 3}
 
 
 def test_the_check_machinery_never_reads_the_check_models():

@@ -1,0 +1,365 @@
+"""The bench's own answers to its audio tasks, made by code from the inputs (docs/audio-tasks.md).
+
+A WAV answer cannot be a small committed file, so an answer file of an audio task (``oracles/<task>.json``,
+``oracles/<task>.alt-<what>.json``, ``near_misses/<task>.cheat-<what>.json``) is ``{"task", "why",
+"make": "<name>", "fails"?}``: ``make`` names one function registered here (:data:`MAKERS`), which turns
+the task's inputs into the answer's files. Each maker is deterministic (seeded dither, the house DSP), so
+the files are written once into the cache (keyed by the task, the maker, the inputs and the code) and
+scored through the same reader as an agent's folder. ``do_nothing`` is every task's baseline: each
+answer file is its input(s) handed back unchanged (laid end to end with the gaps; a 16-bit file rounded
+without dither).
+
+A maker returns ``{answer file name: array}``: float64 ``(2, n)`` written as 24-bit PCM (clipped to full
+scale, as a DAW's export would), or int16 written as is to a 16-bit file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from . import chains as ch
+from .inputs import SR, cache_root, code_hash, input_key, write_wav
+
+Files = dict[str, np.ndarray]
+MAKERS: dict[str, Callable[[dict[str, np.ndarray]], Files]] = {}
+
+
+def maker(name: str):
+    def register(fn):
+        MAKERS[name] = fn
+        return fn
+    return register
+
+
+def do_nothing(task: Any, inputs: dict[str, np.ndarray]) -> Files:
+    out = {}
+    for a in task.answer:
+        gap = np.zeros((2, int(round(a.gap_s * SR))))
+        parts = [inputs[a.from_[0]]]
+        for name in a.from_[1:]:
+            parts += [gap, inputs[name]]
+        x = np.concatenate(parts, axis=1)
+        out[a.name] = ch.truncate16(x) if a.bits == 16 else x
+    return out
+
+
+# --- master-streaming-single --------------------------------------------------------------------
+
+def _deliver(master: np.ndarray, *, seed: int = 1) -> Files:
+    return {"master.wav": master, "master-16.wav": ch.dither16(master, seed=seed)}
+
+
+@maker("streaming.oracle")
+def _streaming_oracle(i):
+    return _deliver(ch.master_to(i["mix.wav"], target_lufs=-14.0, ceiling_db=-1.5))
+
+
+@maker("streaming.alt-glue-comp")
+def _streaming_glue(i):
+    glued = ch.compress(i["mix.wav"], threshold=-26, ratio=2, attack=30, release=200, knee=6)
+    return _deliver(ch.master_to(glued, target_lufs=-14.0, ceiling_db=-1.3, release_ms=150))
+
+
+@maker("streaming.cheat-slammed")
+def _streaming_slammed(i):
+    slammed = ch.master_to(i["mix.wav"], target_lufs=-7.5, ceiling_db=-1.0, release_ms=20)
+    return _deliver(ch.gain(slammed, -14.0 - ch.lufs(slammed)))
+
+
+@maker("streaming.cheat-clipped")
+def _streaming_clipped(i):
+    x = ch.gain(i["mix.wav"], -13.0 - ch.lufs(i["mix.wav"]) + 2.0)
+    return _deliver(np.clip(x, -1.0, 1.0))
+
+
+@maker("streaming.cheat-no-dither")
+def _streaming_no_dither(i):
+    m = ch.master_to(i["mix.wav"], target_lufs=-14.0, ceiling_db=-1.5)
+    return {"master.wav": m, "master-16.wav": ch.truncate16(m)}
+
+
+# --- master-match-reference ---------------------------------------------------------------------
+
+@maker("match.oracle")
+def _match_oracle(i):
+    return {"mix.wav": ch.match_spectrum(i["mix.wav"], i["reference.wav"])}
+
+
+@maker("match.alt-half-steps")
+def _match_half(i):
+    return {"mix.wav": ch.match_spectrum(i["mix.wav"], i["reference.wav"], rounds=8, step=0.6)}
+
+
+@maker("match.cheat-reference")
+def _match_reference(i):
+    mix, ref = i["mix.wav"], i["reference.wav"]
+    return {"mix.wav": np.tile(ref, (1, -(-mix.shape[1] // ref.shape[1])))[:, : mix.shape[1]]}
+
+
+@maker("match.cheat-blend")
+def _match_blend(i):
+    mix, ref = i["mix.wav"], i["reference.wav"]
+    ref = np.tile(ref, (1, -(-mix.shape[1] // ref.shape[1])))[:, : mix.shape[1]]  # looped to the mix's length
+    return {"mix.wav": 0.5 * mix + 0.5 * ch.gain(ref, ch.lufs(mix) - ch.lufs(ref))}
+
+
+@maker("match.cheat-tilt")
+def _match_tilt(i):
+    return {"mix.wav": ch.eq(i["mix.wav"], high=-10, highf=5000)}
+
+
+# --- mixdown-stems-null ---------------------------------------------------------------------------
+
+STEMS = ("stems/drums.wav", "stems/music.wav", "stems/hook.wav")
+
+
+def _bus_gain(total: np.ndarray, master: np.ndarray) -> np.ndarray:
+    """The master bus's gain per frame (the same on both channels), from the louder channel."""
+    loud = np.argmax(np.abs(total), axis=0)
+    t = np.take_along_axis(total, loud[None, :], 0)[0]
+    m = np.take_along_axis(master, loud[None, :], 0)[0]
+    g = np.ones_like(t)
+    ok = np.abs(t) > 1e-6
+    g[ok] = m[ok] / t[ok]
+    return g
+
+
+def _bus_chain(x: np.ndarray) -> np.ndarray:
+    return ch.limit(ch.compress(x, threshold=-24, ratio=3, attack=10, release=120, knee=6, makeup=2),
+                    gain_db=3, ceiling_db=-1.0)
+
+
+@maker("stems.oracle")
+def _stems_oracle(i):
+    raw = [i[s] for s in STEMS]
+    g = _bus_gain(sum(raw), _bus_chain(sum(raw)))
+    stems = {s: x * g for s, x in zip(STEMS, raw)}
+    return {"mix.wav": sum(stems.values()), **stems}
+
+
+@maker("stems.alt-measured-gain")
+def _stems_measured(i):
+    raw = [i[s] for s in STEMS]
+    g = _bus_gain(sum(raw), i["master.wav"])
+    stems = {s: x * np.clip(g, 0.0, 4.0) for s, x in zip(STEMS, raw)}
+    return {"mix.wav": sum(stems.values()), **stems}
+
+
+@maker("stems.cheat-mix-over-n")
+def _stems_over_n(i):
+    m = i["master.wav"]
+    return {"mix.wav": m.copy(), **{s: m / 3.0 for s in STEMS}}
+
+
+@maker("stems.cheat-raw-sum")
+def _stems_raw(i):
+    return {"mix.wav": sum(i[s] for s in STEMS), **{s: i[s].copy() for s in STEMS}}
+
+
+# --- mixdown-sidechain-bass -----------------------------------------------------------------------
+
+@maker("sidechain.oracle")
+def _sidechain_oracle(i):
+    g = ch.sidechain_gain_db(i["stems/kick.wav"], depth_db=7.0, release_ms=60)
+    return {"bass.wav": i["stems/bass.wav"] * (10.0 ** (g / 20.0))[None, :]}
+
+
+@maker("sidechain.alt-slower")
+def _sidechain_slower(i):
+    g = ch.sidechain_gain_db(i["stems/kick.wav"], depth_db=6.0, release_ms=80, attack_ms=2.0)
+    return {"bass.wav": i["stems/bass.wav"] * (10.0 ** (g / 20.0))[None, :]}
+
+
+@maker("sidechain.cheat-turned-down")
+def _sidechain_down(i):
+    return {"bass.wav": ch.gain(i["stems/bass.wav"], -6.0)}
+
+
+@maker("sidechain.cheat-gated")
+def _sidechain_gated(i):
+    from ...measure.compare import hit_times_s
+
+    x = i["stems/bass.wav"].copy()
+    for t in hit_times_s(i["stems/kick.wav"], sr=SR):
+        x[:, int(t * SR): int((t + 0.15) * SR)] = 0.0
+    return {"bass.wav": x}
+
+
+# --- mixdown-parallel-drums -----------------------------------------------------------------------
+
+_SMASH = {"threshold": -40, "ratio": 20, "attack": 0.1, "release": 80, "knee": 0, "makeup": 0}
+
+
+@maker("parallel.oracle")
+def _parallel_oracle(i):
+    x = i["drums.wav"]
+    return {"drums.wav": ch.parallel(x, wet_db=_smash_makeup(x, _SMASH, dry_db=-1.0), dry_db=-1.0, **_SMASH)}
+
+
+def _smash_makeup(x: np.ndarray, comp: dict, *, dry_db: float) -> float:
+    """The wet level that lifts the body by 4 dB, found by measuring (bisection on the level)."""
+    from .readings import hit_change
+
+    wet, dry = ch.compress(x, **comp), ch.gain(x, dry_db)
+    lo, hi = -20.0, 30.0
+    for _ in range(20):
+        mid = (lo + hi) / 2
+        body = hit_change(dry + ch.gain(wet, mid), x, sr=SR, measure="body")
+        lo, hi = (mid, hi) if body < 4.0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+@maker("parallel.alt-other-comp")
+def _parallel_other(i):
+    x = i["drums.wav"]
+    comp = {"threshold": -50, "ratio": 12, "attack": 0.1, "release": 50, "knee": 2, "makeup": 0}
+    return {"drums.wav": ch.parallel(x, wet_db=_smash_makeup(x, comp, dry_db=-1.5) - 1.0, dry_db=-1.5, **comp)}
+
+
+@maker("parallel.cheat-gain")
+def _parallel_gain(i):
+    return {"drums.wav": ch.gain(i["drums.wav"], 4.0)}
+
+
+@maker("parallel.cheat-limiter")
+def _parallel_limiter(i):
+    return {"drums.wav": ch.limit(i["drums.wav"], gain_db=10.0, ceiling_db=-6.0, release_ms=60)}
+
+
+# --- master-mid-side ------------------------------------------------------------------------------
+
+@maker("midside.oracle")
+def _midside_oracle(i):
+    return {"master.wav": ch.ms_master(i["mix.wav"], mono_below_hz=120, wide_above_hz=4000, wide_db=3.0)}
+
+
+@maker("midside.alt-lower-split")
+def _midside_alt(i):
+    return {"master.wav": ch.ms_master(i["mix.wav"], mono_below_hz=120, wide_above_hz=3500, wide_db=2.8)}
+
+
+@maker("midside.cheat-mono")
+def _midside_mono(i):
+    mid, _ = ch.mid_side(i["mix.wav"])
+    return {"master.wav": ch.left_right(mid, np.zeros_like(mid))}
+
+
+@maker("midside.cheat-widen-all")
+def _midside_widen(i):
+    mid, side = ch.mid_side(i["mix.wav"])
+    return {"master.wav": ch.left_right(mid, side * 10 ** (3.0 / 20))}
+
+
+@maker("midside.cheat-highpass")
+def _midside_hp(i):
+    return {"master.wav": ch.eq(i["mix.wav"], hp=120)}
+
+
+# --- master-ep-sequence ---------------------------------------------------------------------------
+
+SONGS = ("song1.wav", "song2.wav", "song3.wav")
+GAP_S = 2.0
+
+
+def _ep(parts: list[np.ndarray]) -> np.ndarray:
+    gap = np.zeros((2, int(round(GAP_S * SR))))
+    out = [parts[0]]
+    for p in parts[1:]:
+        out += [gap, p]
+    return np.concatenate(out, axis=1)
+
+
+@maker("ep.oracle")
+def _ep_oracle(i):
+    return {"ep.wav": _ep([ch.master_to(i[s], target_lufs=-16.0, ceiling_db=-1.5) for s in SONGS])}
+
+
+@maker("ep.alt-quietest-level")
+def _ep_alt(i):
+    quiet = min(ch.lufs(i[s]) for s in SONGS)
+    return {"ep.wav": _ep([ch.master_to(i[s], target_lufs=quiet, ceiling_db=-1.5) for s in SONGS])}
+
+
+@maker("ep.cheat-peak-normalised")
+def _ep_peak(i):
+    return {"ep.wav": _ep([i[s] * (10 ** (-1.5 / 20) / np.abs(i[s]).max()) for s in SONGS])}
+
+
+@maker("ep.cheat-clipped")
+def _ep_clipped(i):
+    return {"ep.wav": _ep([np.clip(ch.gain(i[s], -9.0 - ch.lufs(i[s])), -1, 1) for s in SONGS])}
+
+
+@maker("ep.cheat-no-gaps")
+def _ep_no_gaps(i):
+    parts = [ch.master_to(i[s], target_lufs=-16.0, ceiling_db=-1.5) for s in SONGS]
+    x = np.concatenate(parts, axis=1)
+    return {"ep.wav": np.concatenate([x, np.zeros((2, 2 * int(round(GAP_S * SR))))], axis=1)}
+
+
+# --- mixdown-clear-mud ----------------------------------------------------------------------------
+
+@maker("mud.oracle")
+def _mud_oracle(i):
+    return {"mix.wav": ch.eq(i["mix.wav"], mid=-6.0, midf=300, q=0.8)}
+
+
+@maker("mud.alt-two-bells")
+def _mud_alt(i):
+    y = ch.eq(i["mix.wav"], mid=-4.0, midf=250, q=1.2)
+    return {"mix.wav": ch.eq(y, mid=-3.5, midf=400, q=1.2)}
+
+
+@maker("mud.cheat-highpass")
+def _mud_hp(i):
+    return {"mix.wav": ch.eq(i["mix.wav"], hp=500)}
+
+
+@maker("mud.cheat-turned-down")
+def _mud_down(i):
+    return {"mix.wav": ch.gain(i["mix.wav"], -5.0)}
+
+
+# --- writing the files, cached ----------------------------------------------------------------------
+
+def answer_key(task: Any, make: str, bench: Any) -> str:
+    src = Path(__file__).resolve().parent
+    data = {"task": task.model_dump(mode="json", by_alias=True), "make": make, "code": code_hash(),
+            "inputs": [input_key(inp, bench.song(inp.song)) for inp in task.inputs],
+            "answers": hashlib.sha256(b"".join((src / f).read_bytes() for f in ("answers.py", "chains.py",
+                                                                               "readings.py"))).hexdigest()}
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def write_answer(files: Files, folder: Path) -> Path:
+    """Write a maker's files into ``folder`` (16-bit for int16 arrays, else 24-bit); returns ``folder``."""
+    for name, x in files.items():
+        if x.dtype == np.int16:
+            write_wav(folder / name, x, subtype="PCM_16")
+        else:
+            write_wav(folder / name, np.clip(x, -1.0, 1.0 - 2.0 ** -23), subtype="PCM_24")
+    return folder
+
+
+def make_answer(task: Any, make: str, bench: Any, *, fresh: Path | None = None) -> Path:
+    """The folder holding answer ``make`` (a maker name, or ``do-nothing``) to ``task``: from the cache, or
+    made now. ``fresh``: make it again into that folder, ignoring the cache (the repeat rule)."""
+    from ...errors import TaskError
+    from .inputs import load_inputs
+
+    if make != "do-nothing" and make not in MAKERS:
+        raise TaskError(f"make = {make!r}: not a registered answer maker (known: {', '.join(sorted(MAKERS))})")
+    folder = fresh if fresh is not None else cache_root() / "answers" / answer_key(task, make, bench)
+    done = folder / ".done"
+    if fresh is None and done.exists():
+        return folder
+    inputs = load_inputs(task, bench)
+    files = do_nothing(task, inputs) if make == "do-nothing" else MAKERS[make](inputs)
+    write_answer(files, folder)
+    done.write_text("ok\n")
+    return folder

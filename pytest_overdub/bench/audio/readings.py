@@ -1,0 +1,77 @@
+"""The readings of the ``duck``, ``hits`` and ``sequence`` checks (docs/audio-tasks.md), over arrays.
+
+Windows: a duck's ``depth`` is read over the first 80 ms after a hit, its ``recovery`` 250-350 ms after it
+(hits followed by another within 350 ms are skipped), ``between`` over frames more than 400 ms from any
+hit. A hit's ``transient`` is the peak from 2 ms before to 15 ms after it, its ``body`` the rms 40-150 ms
+after it; hits followed by another within 150 ms are skipped. Medians over hits, so one odd hit does not
+decide.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...dsp.levels import FLOOR_DB
+from ...measure.compare import (envelope_correlation, gain_curve_db, hit_times_s, peak_db_in, rms_db_in,
+                                rms_dbfs)
+
+FRAME_S = 0.005
+
+
+def _median(values: list[float]) -> float:
+    vals = [v for v in values if np.isfinite(v)]
+    return float(np.median(vals)) if vals else float("nan")
+
+
+def duck(answer: np.ndarray, source: np.ndarray, hits: np.ndarray, *, sr: int, measure: str) -> float:
+    g = gain_curve_db(answer, source, sr=sr, frame_s=FRAME_S)
+    times = hit_times_s(hits, sr=sr)
+    frame_t = np.arange(g.size) * FRAME_S
+    if measure == "between":
+        far = np.ones(g.size, bool)
+        for t in times:
+            far &= np.abs(frame_t - t) > 0.4
+        return _median(list(g[far]))
+    out = []
+    for i, t in enumerate(times):
+        nxt = times[i + 1] if i + 1 < len(times) else np.inf
+        if measure == "depth":
+            seg = g[(frame_t >= t) & (frame_t < t + 0.08)]
+            seg = seg[np.isfinite(seg)]
+            if seg.size:
+                out.append(float(seg.min()))
+        elif nxt - t > 0.35:
+            out.append(_median(list(g[(frame_t >= t + 0.25) & (frame_t < t + 0.35)])))
+    return _median(out)
+
+
+def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str) -> float:
+    times = hit_times_s(source, sr=sr)
+    out = []
+    for i, t in enumerate(times):
+        if i + 1 < len(times) and times[i + 1] - t < 0.15:
+            continue
+        if measure == "transient":
+            a, b = t - 0.002, t + 0.015
+            out.append(peak_db_in(answer, sr=sr, start_s=a, stop_s=b) - peak_db_in(source, sr=sr, start_s=a, stop_s=b))
+        else:
+            a, b = t + 0.04, t + 0.15
+            out.append(rms_db_in(answer, sr=sr, start_s=a, stop_s=b) - rms_db_in(source, sr=sr, start_s=a, stop_s=b))
+    return _median(out)
+
+
+def sequence(answer: np.ndarray, parts: list[np.ndarray], *, sr: int, gap_s: float, measure: str) -> float:
+    from ...measure import integrated_lufs
+
+    gap = int(round(gap_s * sr))
+    spans, at = [], 0
+    for p in parts:
+        spans.append((at, at + p.shape[1]))
+        at += p.shape[1] + gap
+    if measure == "gaps":
+        gaps = [answer[:, b: b + gap] for (_, b) in spans[:-1]]
+        return max((rms_dbfs(x) for x in gaps), default=FLOOR_DB)
+    if measure == "likeness":
+        return min(envelope_correlation(answer[:, a:b], p, sr=sr) for (a, b), p in zip(spans, parts))
+    loud = [integrated_lufs(answer[:, a:b], sr=sr) for a, b in spans]
+    return max(loud) - min(loud) if measure == "spread" else min(loud)

@@ -1,0 +1,163 @@
+"""Meters over delivered audio files: octave bands, a residual, likeness, clipped samples, hits and gain.
+
+Conventions (docs/audio-tasks.md):
+
+* A signal is a float ``(channels, n)`` array at ``sr`` (full scale 1.0); dB figures floor at -120.
+* ``octave_levels_db``: the power in each octave band (``c/√2 <= f < c·√2`` around the centre ``c``) of
+  the long-term spectrum (:mod:`.spectrum`'s one STFT), as dB relative to the signal's total power, so a
+  gain change leaves them unchanged ("at equal loudness" up to K-weighting).
+* ``residual_db``: ``10 log10(Σ (a - b)² / Σ b²)``, the difference of two signals against ``b``.
+* ``envelope_correlation``: Pearson correlation of the two signals' 10 ms level envelopes (dB, mono sum,
+  floor at 80 dB under the loudest frame), best over lags of ±100 ms: 1 for the same music whatever its
+  EQ, about 0 for other music.
+* ``clipped_samples``: samples at a flat top, ``|x| >= 0.999`` with a neighbour of the same sign there.
+* ``hit_times_s``: onsets of a clean percussive part: where its 1 ms peak envelope rises through 30 dB
+  under the part's peak after at least ``gap_s`` under it.
+* ``gain_curve_db``: answer over input level per 5 ms frame (dB), NaN where the input frame is more than
+  30 dB under its loudest frame (a ratio of near-silences says nothing).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pytest_overdub.dsp.levels import FLOOR_DB, amplitude_db, power_db
+
+OCTAVES_HZ = (63.0, 125.0, 250.0, 500.0, 1000.0, 2000.0, 4000.0, 8000.0)
+CLIP_LEVEL = 0.999
+
+
+def octave_levels_db(x: np.ndarray, *, sr: int, centres_hz: tuple[float, ...] = OCTAVES_HZ) -> np.ndarray:
+    """Each octave band's share of the total power, dB (see module conventions)."""
+    from pytest_overdub.measure.spectrum import spectrum_of
+
+    spec = spectrum_of(np.asarray(x, dtype=np.float64), sr=sr)
+    total = float(spec.power.sum())
+    out = []
+    for c in centres_hz:
+        mask = (spec.freqs_hz >= c / np.sqrt(2.0)) & (spec.freqs_hz < c * np.sqrt(2.0))
+        out.append(power_db(float(spec.power[mask].sum()) / total) if total > 0 else FLOOR_DB)
+    return np.array(out)
+
+
+def band_level_db(x: np.ndarray, *, sr: int, lo_hz: float, hi_hz: float) -> float:
+    """Absolute level (dBFS, mean power) of the bins in ``lo_hz <= f < hi_hz``."""
+    from pytest_overdub.measure.spectrum import spectrum_of
+
+    x = np.asarray(x, dtype=np.float64)
+    spec = spectrum_of(x, sr=sr)
+    total = float(spec.power.sum())
+    if total <= 0:
+        return FLOOR_DB
+    mask = (spec.freqs_hz >= lo_hz) & (spec.freqs_hz < hi_hz)
+    return power_db(float(np.mean(x * x)) * float(spec.power[mask].sum()) / total)
+
+
+def residual_db(a: np.ndarray, b: np.ndarray) -> float:
+    """``a - b`` against ``b``, dB; -120 when equal, +120 when ``b`` is silent and ``a`` is not."""
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    num, den = float(np.sum(d * d)), float(np.sum(np.square(b, dtype=np.float64)))
+    if num == 0.0:
+        return FLOOR_DB
+    return power_db(num / den) if den > 0 else -FLOOR_DB
+
+
+def rms_dbfs(x: np.ndarray) -> float:
+    x = np.asarray(x, dtype=np.float64)
+    return power_db(float(np.mean(x * x))) if x.size else FLOOR_DB
+
+
+def correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson correlation of two equal-shaped signals, every channel's samples together (0 if one is flat)."""
+    a = np.asarray(a, dtype=np.float64).ravel()
+    b = np.asarray(b, dtype=np.float64).ravel()
+    a, b = a - a.mean(), b - b.mean()
+    den = float(np.sqrt(np.dot(a, a) * np.dot(b, b)))
+    return float(np.dot(a, b) / den) if den > 0 else 0.0
+
+
+def _envelope_db(x: np.ndarray, *, sr: int, frame_s: float = 0.01) -> np.ndarray:
+    mono = np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1]).sum(axis=0)
+    hop = max(1, int(round(frame_s * sr)))
+    n = mono.size // hop
+    p = np.mean(mono[: n * hop].reshape(n, hop) ** 2, axis=1) if n else np.zeros(1)
+    top = float(p.max()) if p.size else 0.0
+    if top <= 0:
+        return np.full(max(n, 1), -80.0)
+    return 10.0 * np.log10(np.maximum(p / top, 1e-8))
+
+
+def envelope_correlation(a: np.ndarray, b: np.ndarray, *, sr: int, max_lag_s: float = 0.1) -> float:
+    """Best Pearson correlation of the 10 ms level envelopes over lags of ±``max_lag_s`` (see module)."""
+    ea, eb = _envelope_db(a, sr=sr), _envelope_db(b, sr=sr)
+    n = min(ea.size, eb.size)
+    ea, eb = ea[:n], eb[:n]
+    lags = int(round(max_lag_s / 0.01))
+    best = -1.0
+    for lag in range(-lags, lags + 1):
+        x, y = (ea[lag:], eb[: n - lag]) if lag >= 0 else (ea[: n + lag], eb[-lag:])
+        if x.size > 10:
+            best = max(best, correlation(x, y))
+    return best
+
+
+def clipped_samples(x: np.ndarray) -> int:
+    """Samples on a flat top: ``|x| >= 0.999`` with a neighbour of the same sign as high (every channel)."""
+    x = np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1])
+    hi, lo = x >= CLIP_LEVEL, x <= -CLIP_LEVEL
+    count = 0
+    for m in (hi, lo):
+        pair = m[:, 1:] & m[:, :-1]
+        flagged = np.zeros_like(m)
+        flagged[:, 1:] |= pair
+        flagged[:, :-1] |= pair
+        count += int(flagged.sum())
+    return count
+
+
+def hit_times_s(x: np.ndarray, *, sr: int, gap_s: float = 0.08, under_db: float = 30.0) -> np.ndarray:
+    """Onset times (s) of a clean percussive part (see module conventions)."""
+    mono = np.abs(np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1])).max(axis=0)
+    hop = max(1, sr // 1000)
+    n = mono.size // hop
+    env = mono[: n * hop].reshape(n, hop).max(axis=1)
+    if not n or env.max() <= 0:
+        return np.zeros(0)
+    above = env >= env.max() * 10.0 ** (-under_db / 20.0)
+    times, quiet = [], int(gap_s * 1000)
+    run = quiet
+    for i, a in enumerate(above):
+        if a and run >= quiet:
+            times.append(i * hop / sr)
+        run = 0 if a else run + 1
+    return np.array(times)
+
+
+def frame_rms(x: np.ndarray, *, sr: int, frame_s: float = 0.005) -> np.ndarray:
+    mono = np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1])
+    hop = max(1, int(round(frame_s * sr)))
+    n = mono.shape[1] // hop
+    return np.sqrt(np.mean(mono[:, : n * hop].reshape(mono.shape[0], n, hop) ** 2, axis=(0, 2)))
+
+
+def gain_curve_db(answer: np.ndarray, source: np.ndarray, *, sr: int, frame_s: float = 0.005) -> np.ndarray:
+    """Answer level over source level per frame, dB (NaN where the source is 30 dB under its top)."""
+    a, s = frame_rms(answer, sr=sr, frame_s=frame_s), frame_rms(source, sr=sr, frame_s=frame_s)
+    n = min(a.size, s.size)
+    a, s = a[:n], s[:n]
+    valid = s >= s.max() * 10.0 ** (-30.0 / 20.0) if n and s.max() > 0 else np.zeros(n, bool)
+    out = np.full(n, np.nan)
+    with np.errstate(divide="ignore"):
+        out[valid] = np.maximum(20.0 * np.log10(a[valid] / s[valid]), FLOOR_DB)
+    return out
+
+
+def peak_db_in(x: np.ndarray, *, sr: int, start_s: float, stop_s: float) -> float:
+    a, b = int(round(max(start_s, 0.0) * sr)), int(round(stop_s * sr))
+    seg = np.asarray(x)[..., a:b]
+    return amplitude_db(float(np.abs(seg).max())) if seg.size else FLOOR_DB
+
+
+def rms_db_in(x: np.ndarray, *, sr: int, start_s: float, stop_s: float) -> float:
+    a, b = int(round(max(start_s, 0.0) * sr)), int(round(stop_s * sr))
+    return rms_dbfs(np.asarray(x)[..., a:b])
