@@ -89,10 +89,11 @@ def test_the_mix_is_rendered_once_and_cached(tmp_path, monkeypatch):
 
     from pytest_overdub.transcribe.inputs import mix_wav
 
-    monkeypatch.setenv("OVERDUB_CACHE", str(tmp_path))
+    monkeypatch.setenv("OVERDUB_CACHE_DIR", str(tmp_path))
     task = BENCH.task("transcribe-bass-under-drums")
     song = BENCH.song(task.song)
     path = mix_wav(task, song)
+    assert path.parent == tmp_path / "audio" / "inputs"  # the audio tasks' cache
     stamp = path.stat().st_mtime_ns
     assert mix_wav(task, song) == path and path.stat().st_mtime_ns == stamp  # not rendered again
     info = sf.info(str(path))
@@ -100,3 +101,21 @@ def test_the_mix_is_rendered_once_and_cached(tmp_path, monkeypatch):
     assert (info.samplerate, info.channels, info.frames, info.subtype) == (48000, 2, 552000, "PCM_24")
     excerpt = TranscriptionTask.model_validate({**task.model_dump(by_alias=True), "from": 4.0, "to": 12.0})
     assert sf.info(str(mix_wav(excerpt, song))).frames == 240000  # 8 beats = 5 s, cut at its end
+
+
+@pytest.mark.slow
+def test_overdub_start_hands_over_the_mix_and_never_the_song(tmp_path, monkeypatch, capsys):
+    from pytest_overdub.bench.commands import start_main
+
+    monkeypatch.setenv("OVERDUB_CACHE_DIR", str(tmp_path / "cache"))
+    work = tmp_path / "work"
+    assert start_main(["transcribe-bass-under-drums", "--out", str(work)]) == 0
+    assert sorted(p.name for p in work.iterdir()) == ["INSTRUCTION.md", "mix.wav"]
+    text = (work / "INSTRUCTION.md").read_text(encoding="utf-8")
+    assert BENCH.task("transcribe-bass-under-drums").instruction in text and "`bass`" in text
+    assert "96" not in text  # the tempo is not told
+    assert start_main(["transcribe-bass-under-drums", "--out", str(tmp_path / "mix.wav")]) == 0
+    assert (tmp_path / "mix.wav").read_bytes() == (work / "mix.wav").read_bytes()
+    capsys.readouterr()
+    assert start_main(["transcribe-bass-under-drums"]) == 0  # no --out: the cached file's path
+    assert capsys.readouterr().out.strip().startswith(str(tmp_path / "cache"))
