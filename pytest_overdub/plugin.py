@@ -46,7 +46,7 @@ import pytest
 
 PASS_DEFAULT = 0.9
 FAMILIES = ("mix", "writing", "device", "editing", "mastering", "mixdown", "transcription")
-_PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "numba", "pydantic", "soundfile", "pytest-xdist")
+_PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "numba", "pydantic", "soundfile", "mido", "pytest-xdist")
 
 
 class OverdubFailure(Exception):
