@@ -32,8 +32,9 @@ from ..errors import SubmissionError
 from ..song.model import read_json
 from .matching import TimedNote
 
-#: At most this many notes in one answer (every pitch at every 1/32 step of a 5-minute song is fewer).
-MAX_NOTES = 200_000
+#: At most this many notes in one answer: ten a second for half an hour, far more than any part holds,
+#: and few enough that matching a flood of wrong notes stays quick.
+MAX_NOTES = 20_000
 FOLDER_NAMES = ("notes.json", "notes.mid", "notes.midi")
 
 

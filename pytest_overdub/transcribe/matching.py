@@ -104,24 +104,39 @@ def _max_matching(adjacent: list[list[int]], n_est: int) -> list[tuple[int, int]
     return sorted((r, e) for r, e in enumerate(est_of_ref) if e >= 0)
 
 
-def match_notes(ref: list[TimedNote], est: list[TimedNote], *, onset_tol_s: float = ONSET_TOL_S,
-                pitch_tol_cents: float = PITCH_TOL_CENTS, offsets: bool = False,
-                offset_ratio: float = OFFSET_RATIO, offset_min_s: float = OFFSET_MIN_S,
-                pitch_shift: float = 0.0) -> list[tuple[int, int]]:
-    """The one-to-one matching of ``ref`` and ``est`` under the module's rules, as ``(ref index, est
-    index)`` pairs. ``pitch_shift`` (semitones) is added to each reference pitch first (octave errors)."""
+def _adjacency(ref: list[TimedNote], est: list[TimedNote], ok, *, onset_tol_s: float) -> list[list[int]]:
+    """For each reference note, the estimated notes ``ok(ref_note, est_note)`` accepts among those whose
+    onset is near (a window a little wider than the tolerance; ``ok`` decides exactly).
+
+    A row stops at ``len(ref)`` candidates: a note with that many is matched in some maximum matching using
+    only those (the other notes can hold at most ``len(ref) - 1`` of them), so the matching's size is the
+    same and a flood of copies costs no time."""
     order = sorted(range(len(est)), key=lambda j: est[j].onset_s)
     onsets = [est[j].onset_s for j in order]
-    slack = onset_tol_s + 1e-6  # a window a little wider than the tolerance; _pair_ok decides exactly
+    slack = onset_tol_s + 1e-6
     adjacent = []
     for note in ref:
-        lo = bisect.bisect_left(onsets, note.onset_s - slack)
-        hi = bisect.bisect_right(onsets, note.onset_s + slack)
-        adjacent.append([order[k] for k in range(lo, hi)
-                         if _pair_ok(note, est[order[k]], onset_tol_s=onset_tol_s, pitch_tol_cents=pitch_tol_cents,
-                                     offsets=offsets, offset_ratio=offset_ratio, offset_min_s=offset_min_s,
-                                     pitch_shift=pitch_shift)])
-    return _max_matching(adjacent, len(est))
+        row: list[int] = []
+        for k in range(bisect.bisect_left(onsets, note.onset_s - slack),
+                       bisect.bisect_right(onsets, note.onset_s + slack)):
+            if ok(note, est[order[k]]):
+                row.append(order[k])
+                if len(row) == len(ref):
+                    break
+        adjacent.append(row)
+    return adjacent
+
+
+def match_notes(ref: list[TimedNote], est: list[TimedNote], *, onset_tol_s: float = ONSET_TOL_S,
+                pitch_tol_cents: float = PITCH_TOL_CENTS, offsets: bool = False,
+                offset_ratio: float = OFFSET_RATIO, offset_min_s: float = OFFSET_MIN_S) -> list[tuple[int, int]]:
+    """The one-to-one matching of ``ref`` and ``est`` under the module's rules, as ``(ref index, est
+    index)`` pairs."""
+    def ok(r: TimedNote, e: TimedNote) -> bool:
+        return _pair_ok(r, e, onset_tol_s=onset_tol_s, pitch_tol_cents=pitch_tol_cents, offsets=offsets,
+                        offset_ratio=offset_ratio, offset_min_s=offset_min_s)
+
+    return _max_matching(_adjacency(ref, est, ok, onset_tol_s=onset_tol_s), len(est))
 
 
 def figures(ref: list[TimedNote], est: list[TimedNote], *, offsets: bool = False, **tolerances: float) -> Figures:
@@ -134,27 +149,22 @@ def figures(ref: list[TimedNote], est: list[TimedNote], *, offsets: bool = False
     return Figures(precision, recall, f1, matched, len(ref), len(est))
 
 
-def octave_errors(ref: list[TimedNote], est: list[TimedNote], **tolerances: float) -> int:
+def octave_errors(ref: list[TimedNote], est: list[TimedNote], *, onset_tol_s: float = ONSET_TOL_S,
+                  pitch_tol_cents: float = PITCH_TOL_CENTS) -> int:
     """Reference notes missed on pitch but heard an octave off: after the onset-and-pitch matching, the
-    notes left on each side are matched again one to one with the reference pitch moved 12 semitones up or
-    down (any number of octaves from 1 to 3); the count of those pairs."""
-    pairs = match_notes(ref, est, **tolerances)
-    ref_left = [i for i in range(len(ref)) if i not in {r for r, _ in pairs}]
-    est_left = [j for j in range(len(est)) if j not in {e for _, e in pairs}]
-    adjacent = []
-    for i in ref_left:
-        row = []
-        for k, j in enumerate(est_left):
-            if any(_octave_ok(ref[i], est[j], shift, tolerances) for shift in (-36, -24, -12, 12, 24, 36)):
-                row.append(k)
-        adjacent.append(row)
-    return len(_max_matching(adjacent, len(est_left)))
+    notes left on each side are matched again one to one with the reference pitch moved 1, 2 or 3 octaves
+    up or down; the count of those pairs."""
+    pairs = match_notes(ref, est, onset_tol_s=onset_tol_s, pitch_tol_cents=pitch_tol_cents)
+    used_ref, used_est = {r for r, _ in pairs}, {e for _, e in pairs}
+    ref_left = [n for i, n in enumerate(ref) if i not in used_ref]
+    est_left = [n for j, n in enumerate(est) if j not in used_est]
 
+    def ok(r: TimedNote, e: TimedNote) -> bool:
+        return any(_pair_ok(r, e, onset_tol_s=onset_tol_s, pitch_tol_cents=pitch_tol_cents, offsets=False,
+                            offset_ratio=OFFSET_RATIO, offset_min_s=OFFSET_MIN_S, pitch_shift=shift)
+                   for shift in (-36, -24, -12, 12, 24, 36))
 
-def _octave_ok(ref: TimedNote, est: TimedNote, shift: float, tolerances: dict) -> bool:
-    return _pair_ok(ref, est, onset_tol_s=tolerances.get("onset_tol_s", ONSET_TOL_S),
-                    pitch_tol_cents=tolerances.get("pitch_tol_cents", PITCH_TOL_CENTS), offsets=False,
-                    offset_ratio=OFFSET_RATIO, offset_min_s=OFFSET_MIN_S, pitch_shift=shift)
+    return len(_max_matching(_adjacency(ref_left, est_left, ok, onset_tol_s=onset_tol_s), len(est_left)))
 
 
 def rhythm(ref: list[TimedNote], est: list[TimedNote], *, step_s: float, **tolerances: float) -> float:

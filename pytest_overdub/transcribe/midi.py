@@ -43,7 +43,11 @@ class _TempoMap:
 def read_midi(path: Path, *, parts: Iterable[str]) -> dict[str, tuple[TimedNote, ...]]:
     import mido
 
+    from ..song.limits import check_file_size
+    from .answer import MAX_NOTES
+
     allowed = tuple(parts)
+    check_file_size(path.stat().st_size, source=str(path), error=SubmissionError)
     try:
         mid = mido.MidiFile(str(path))
     except EOFError:
@@ -75,6 +79,8 @@ def read_midi(path: Path, *, parts: Iterable[str]) -> dict[str, tuple[TimedNote,
             raise SubmissionError(f"{path}: track {index} {name!r}: not a part of this task "
                                   f"(parts: {', '.join(allowed)})")
         out.setdefault(name, []).extend(notes)
+        if sum(len(v) for v in out.values()) > MAX_NOTES:
+            raise SubmissionError(f"{path}: more than {MAX_NOTES} notes: an answer holds at most {MAX_NOTES}")
     return {k: tuple(sorted(v, key=lambda n: (n.onset_s, n.pitch))) for k, v in out.items()}
 
 

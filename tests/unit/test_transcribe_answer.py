@@ -123,3 +123,12 @@ def test_a_folder_holds_exactly_one_answer(tmp_path):
     _midi(tmp_path / "notes.mid", [])
     with pytest.raises(SubmissionError, match="found notes.json, notes.mid"):
         read_answer(tmp_path, parts=PARTS)
+
+
+def test_an_answer_holds_at_most_max_notes(tmp_path):
+    from pytest_overdub.transcribe.answer import MAX_NOTES
+
+    notes = [{"p": 60, "t": 0.001 * i, "d": 0.1} for i in range(MAX_NOTES // 2 + 1)]
+    path = _write(tmp_path / "a.json", {"time": "seconds", "parts": {"bass": notes, "lead": notes}})
+    with pytest.raises(SubmissionError, match=rf"more than {MAX_NOTES} notes"):
+        read_answer(path, parts=PARTS)
