@@ -419,7 +419,7 @@ def test_a_notes_answer_scores_the_transcription_tasks_and_not_the_song_tasks(py
         "score": "FAILED"}
     assert node + "clean" not in outcomes and node + "scope" not in outcomes  # no house gates
     assert outcomes[f"tasks/{QUANT}.json::{QUANT}::score"] == "FAILED"
-    assert "holds notes (a transcription answer); this task takes ops or a song" in result.stdout.str()
+    assert f"holds notes (a transcription answer); {QUANT} takes ops or a song" in result.stdout.str()
     data = json.loads(report.read_text())
     f1 = next(c for t in data["tasks"] if t["id"] == hook for c in t["checks"] if c["id"] == "f1-hook")
     assert f1["value"] == pytest.approx(2 / 39)  # 2PR/(P+R) with P = 1, R = 1/38
