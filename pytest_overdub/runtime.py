@@ -42,6 +42,9 @@ ENV_SWITCHES: dict[str, tuple[str, str]] = {
     "OVERDUB_MALLOC_TUNING": ("0 leaves glibc's malloc at its defaults (render.heap)", "0 or 1"),
     "OVERDUB_WEAK_SANDBOX": ("run untrusted kernels even where a required sandbox layer could not be applied "
                              "(render.trust; like --overdub-weak-sandbox)", "1, true, yes, 0, false, no or empty"),
+    "OVERDUB_CACHE_DIR": ("the folder whose audio/ holds audio tasks' rendered inputs and the bench's made "
+                          "answers (bench.audio.inputs; default $XDG_CACHE_HOME/pytest-overdub or "
+                          "~/.cache/pytest-overdub)", "a folder path, or empty for the default"),
 }
 
 _TRUTHY, _FALSY = ("1", "true", "yes"), ("", "0", "false", "no")
@@ -60,6 +63,8 @@ def check_environment(environ: os._Environ | dict[str, str] | None = None) -> No
 
 
 def _allowed(name: str, value: str) -> bool:
+    if name == "OVERDUB_CACHE_DIR":
+        return True  # any path; a folder that cannot be written is an error where it is written
     if name in ("OVERDUB_TRUST_KERNELS", "OVERDUB_WEAK_SANDBOX"):
         return value in _TRUTHY + _FALSY
     if name == "OVERDUB_MALLOC_TUNING":

@@ -764,6 +764,22 @@ class ResidualCheck(_Against):
         return residual_db(sum(ctx.get(n) for n in names), ctx.get(self.against))
 
 
+class BusStemCheck(_Audio):
+    """A stem as it sounds through a bus: ``file`` minus ``stem`` times the bus's per-sample gain (``bus``
+    over the sum of ``parts``, :func:`~pytest_overdub.measure.compare.bus_gain`), dB against the latter."""
+
+    kind: Literal["busStem"]
+    stem: str
+    bus: str
+    parts: list[str] = Field(min_length=1)
+
+    def value(self, ctx: Any) -> float:
+        from ..measure.compare import bus_gain, residual_db
+
+        g = bus_gain(sum(ctx.get(p) for p in self.parts), ctx.get(self.bus))
+        return residual_db(ctx.get(self.file), ctx.get(self.stem) * g[None, :])
+
+
 class LikenessCheck(_Against):
     """How alike two files are: ``waveform`` (sample correlation) or ``envelope`` (level envelopes'
     correlation: the same music whatever its EQ)."""
@@ -781,7 +797,7 @@ class LikenessCheck(_Against):
 class DuckCheck(_Audio):
     """The gain ``file`` has over ``source`` around each hit of ``hits`` (a clean percussive input):
     ``depth`` the median over hits of the lowest gain in the first 80 ms, ``recovery`` the median gain
-    250-350 ms after the hit, ``between`` the median gain more than 400 ms from any hit (dB)."""
+    250-350 ms after the hit, ``between`` the 5th percentile of the gain more than 400 ms from any hit (dB)."""
 
     kind: Literal["duck"]
     source: str
@@ -828,7 +844,7 @@ class SequenceCheck(_Audio):
 def file_refs(check: Any) -> list[str]:
     """The file names an audio check reads (patterns unexpanded)."""
     refs = []
-    for name in ("file", "against", "source", "hits"):
+    for name in ("file", "against", "source", "hits", "stem", "bus"):
         v = getattr(check, name, None)
         if isinstance(v, str):
             refs.append(v)
@@ -850,8 +866,8 @@ CHECK_CLASSES: tuple[type[CheckBase], ...] = (
     TrackBandCheck, TrackEchoTimeCheck, TrackEchoLevelCheck, TrackDryKeptCheck, TrackDecayCheck, TrackPitchCheck,
     TrackLengthCheck,
     LoudnessCheck, TruePeakCheck, PlrCheck, LoudnessChangeCheck, ClippedAddedCheck, TonalBalanceCheck,
-    BandChangeCheck, SideBandCheck, TailRmsCheck, ResidualCheck, LikenessCheck, DuckCheck, HitsCheck,
-    SequenceCheck,
+    BandChangeCheck, SideBandCheck, TailRmsCheck, ResidualCheck, BusStemCheck, LikenessCheck, DuckCheck,
+    HitsCheck, SequenceCheck,
 )
 
 #: The kinds that read audio files (audio tasks only).

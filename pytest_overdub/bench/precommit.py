@@ -1,7 +1,7 @@
 """``overdub check-changed FILES...``: the self-check for the tasks a commit touches (the pre-commit hook).
 
 Paths map to task ids: ``tasks/<id>.json``, ``oracles/<id>.json``, ``oracles/<id>.alt-<what>.json`` and
-``near_misses/<id>.<what>.json`` (near misses and cheats) name their task; ``songs/<name>.json`` names every task whose ``song`` is that name. A deleted task file counts
+``near_misses/<id>.<what>.json`` (near misses and cheats) name their task; ``songs/<name>.json`` names every task whose ``song`` (or an audio input's) is that name. A deleted task file counts
 too (the bench rule then reports it missing). Other files are ignored. The bench root is the directory
 holding ``tasks/`` above the first matching path (default: the current directory). The chosen tasks run
 through ``overdub run`` (oracle, baseline, alternatives, near misses, cheats, repeat); the exit status is
@@ -39,15 +39,17 @@ def task_ids_for(paths: list[Path], *, root: Path) -> list[str]:
         elif kind in ("oracles", "near_misses"):  # <id>.json (an oracle), <id>.<what>.json (any other answer)
             ids.update(t for t in known if stem == t or stem.startswith(t + "."))
         else:
-            ids.update(t for t in known if _song_of(root / "tasks" / f"{t}.json") == stem)
+            ids.update(t for t in known if stem in _songs_of(root / "tasks" / f"{t}.json"))
     return sorted(i for i in ids if i in known)
 
 
-def _song_of(task_path: Path) -> str | None:
+def _songs_of(task_path: Path) -> set[str]:
+    """The songs a task reads: its ``song`` and, for an audio task, every input's."""
     try:
-        return json.loads(task_path.read_text(encoding="utf-8")).get("song")
-    except (OSError, ValueError, AttributeError):
-        return None
+        data = json.loads(task_path.read_text(encoding="utf-8"))
+        return {data.get("song")} | {i.get("song") for i in data.get("inputs") or []}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return set()
 
 
 def main(argv: list[str]) -> int:

@@ -7,12 +7,15 @@ Conventions (docs/audio-tasks.md):
   the long-term spectrum (:mod:`.spectrum`'s one STFT), as dB relative to the signal's total power, so a
   gain change leaves them unchanged ("at equal loudness" up to K-weighting).
 * ``residual_db``: ``10 log10(Σ (a - b)² / Σ b²)``, the difference of two signals against ``b``.
+* ``bus_gain``: the per-sample gain a bus applied to a sum of parts, from the bus's output (see there).
 * ``envelope_correlation``: Pearson correlation of the two signals' 10 ms level envelopes (dB, mono sum,
   floor at 80 dB under the loudest frame), best over lags of ±100 ms: 1 for the same music whatever its
   EQ, about 0 for other music.
 * ``clipped_samples``: samples at a flat top, ``|x| >= 0.999`` with a neighbour of the same sign there.
-* ``hit_times_s``: onsets of a clean percussive part: where its 1 ms peak envelope rises through 30 dB
-  under the part's peak after at least ``gap_s`` under it.
+* ``hit_times_s``: onsets of a clean percussive part. Its envelope is the peak over the last 25 ms (1 ms
+  steps: a held peak, smooth through a 40 Hz kick's cycles); an onset is a step where the envelope is
+  within 30 dB of the part's peak and more than 12 dB over its value 20 ms before (so a hit on the tail
+  of another counts), at least ``gap_s`` (80 ms) after the last onset.
 * ``gain_curve_db``: answer over input level per 5 ms frame (dB), NaN where the input frame is more than
   30 dB under its loudest frame (a ratio of near-silences says nothing).
 """
@@ -25,6 +28,8 @@ from pytest_overdub.dsp.levels import FLOOR_DB, amplitude_db, power_db
 
 OCTAVES_HZ = (63.0, 125.0, 250.0, 500.0, 1000.0, 2000.0, 4000.0, 8000.0)
 CLIP_LEVEL = 0.999
+RISE_WINDOW_MS = 20
+HOLD_MS = 25
 
 
 def octave_levels_db(x: np.ndarray, *, sr: int, centres_hz: tuple[float, ...] = OCTAVES_HZ) -> np.ndarray:
@@ -60,6 +65,20 @@ def residual_db(a: np.ndarray, b: np.ndarray) -> float:
     if num == 0.0:
         return FLOOR_DB
     return power_db(num / den) if den > 0 else -FLOOR_DB
+
+
+def bus_gain(parts_sum: np.ndarray, bus: np.ndarray, *, floor: float = 1e-6) -> np.ndarray:
+    """The per-sample gain a bus applied: ``bus / parts_sum`` on the louder channel of ``parts_sum``
+    (the same gain on both channels, as a linked compressor or limiter applies); 1 where that channel is
+    under ``floor`` (a ratio of near-silences says nothing)."""
+    total, out = np.asarray(parts_sum, dtype=np.float64), np.asarray(bus, dtype=np.float64)
+    loud = np.argmax(np.abs(total), axis=0)[None, :]
+    t = np.take_along_axis(total, loud, 0)[0]
+    m = np.take_along_axis(out, loud, 0)[0]
+    g = np.ones_like(t)
+    ok = np.abs(t) > floor
+    g[ok] = m[ok] / t[ok]
+    return g
 
 
 def rms_dbfs(x: np.ndarray) -> float:
@@ -115,21 +134,25 @@ def clipped_samples(x: np.ndarray) -> int:
     return count
 
 
-def hit_times_s(x: np.ndarray, *, sr: int, gap_s: float = 0.08, under_db: float = 30.0) -> np.ndarray:
+def hit_times_s(x: np.ndarray, *, sr: int, gap_s: float = 0.08, under_db: float = 30.0,
+                rise_db: float = 12.0) -> np.ndarray:
     """Onset times (s) of a clean percussive part (see module conventions)."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
     mono = np.abs(np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1])).max(axis=0)
     hop = max(1, sr // 1000)
     n = mono.size // hop
     env = mono[: n * hop].reshape(n, hop).max(axis=1)
     if not n or env.max() <= 0:
         return np.zeros(0)
-    above = env >= env.max() * 10.0 ** (-under_db / 20.0)
-    times, quiet = [], int(gap_s * 1000)
-    run = quiet
-    for i, a in enumerate(above):
-        if a and run >= quiet:
+    held = sliding_window_view(np.concatenate([np.zeros(HOLD_MS - 1), env]), HOLD_MS).max(axis=1)
+    before = np.concatenate([np.zeros(RISE_WINDOW_MS), held[:-RISE_WINDOW_MS]])
+    onset = (held >= env.max() * 10.0 ** (-under_db / 20.0)) & (held > before * 10.0 ** (rise_db / 20.0))
+    times, last = [], -np.inf
+    for i in np.flatnonzero(onset):
+        if (i - last) * hop / sr >= gap_s:
             times.append(i * hop / sr)
-        run = 0 if a else run + 1
+            last = i
     return np.array(times)
 
 

@@ -186,3 +186,14 @@ def test_overdub_score_scores_an_answer_folder_and_start_writes_the_inputs(tiny_
     sf.write(str(answer / "out.wav"), mix, 44100)
     assert commands.score_main(["master-t", str(answer), "--bench", str(tiny_bench.root)]) == 1
     assert "44100 Hz; want 48000 Hz" in capsys.readouterr().out
+
+
+def test_a_cache_that_cannot_be_written_is_one_task_error(tiny_bench, tmp_path, monkeypatch):
+    from pytest_overdub.errors import TaskError
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    monkeypatch.setenv("OVERDUB_CACHE_DIR", str(blocker))
+    task = _task(answer=[{"name": "master.wav", "what": "m", "from": ["mix.wav"]}])
+    with pytest.raises(TaskError, match="cannot write .*the audio cache must be a writable folder"):
+        inputs_mod.ensure_inputs(task, tiny_bench)

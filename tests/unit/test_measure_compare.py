@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from pytest_overdub.bench.audio.readings import duck, hit_change, sequence
-from pytest_overdub.measure.compare import (clipped_samples, correlation, envelope_correlation, gain_curve_db,
-                                            hit_times_s, octave_levels_db, residual_db)
+from pytest_overdub.measure.compare import (bus_gain, clipped_samples, correlation, envelope_correlation,
+                                            gain_curve_db, hit_times_s, octave_levels_db, residual_db)
 
 SR = 48000
 
@@ -97,3 +97,25 @@ def test_sequence_reads_parts_where_they_belong():
     ep = np.concatenate([a, gap, b], axis=1)
     assert sequence(ep, [a, b], sr=SR, gap_s=1.0, measure="spread") == pytest.approx(6.0206, abs=0.01)
     assert sequence(ep, [a, b], sr=SR, gap_s=1.0, measure="gaps") == -120.0
+
+
+def test_a_kick_is_one_hit_however_many_cycles_and_a_hit_on_its_tail_counts():
+    """A 50 Hz kick decaying over 0.5 s reads as one hit (its cycles dip the 1 ms envelope), and a second
+    kick 326 ms later, while the first still rings 20 dB under its peak, is found."""
+    t = np.arange(int(0.6 * SR)) / SR
+    kick = np.sin(2 * np.pi * 50 * t) * np.exp(-t / 0.15)
+    x = np.zeros((2, 2 * SR))
+    for start in (0.2, 0.526):
+        a = int(start * SR)
+        x[:, a: a + kick.size] += 0.8 * kick
+    assert hit_times_s(x, sr=SR) == pytest.approx([0.2, 0.526], abs=0.002)
+
+
+def test_bus_gain_recovers_a_linked_gain_and_is_one_over_silence():
+    rng = np.random.default_rng(5)
+    parts = rng.standard_normal((2, 1000)) * 0.3
+    parts[:, 400:500] = 0.0
+    g = np.linspace(0.5, 1.5, 1000)
+    got = bus_gain(parts, parts * g[None, :])
+    assert got[:400] == pytest.approx(g[:400]) and got[500:] == pytest.approx(g[500:])
+    assert (got[400:500] == 1.0).all()

@@ -33,3 +33,11 @@ def test_nothing_touched_passes_without_scoring(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(root)
     assert main(["README.md", "docs/x.md"]) == 0
     assert capsys.readouterr().out.strip() == "overdub check-changed: no task touched"
+
+
+def test_a_song_an_audio_task_reads_as_an_input_touches_that_task(tmp_path):
+    root = _bench(tmp_path)
+    (root / "tasks" / "master-d.json").write_text(json.dumps(
+        {"id": "master-d", "song": "night", "inputs": [{"name": "a.wav", "song": "night"},
+                                                      {"name": "b.wav", "song": "groove"}]}))
+    assert task_ids_for([root / "songs" / "groove.json"], root=root) == ["master-d"]

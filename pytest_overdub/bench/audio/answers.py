@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ...measure.compare import bus_gain
 from . import chains as ch
 from .inputs import SR, cache_root, code_hash, input_key, write_wav
 
@@ -118,17 +119,6 @@ def _match_tilt(i):
 STEMS = ("stems/drums.wav", "stems/music.wav", "stems/hook.wav")
 
 
-def _bus_gain(total: np.ndarray, master: np.ndarray) -> np.ndarray:
-    """The master bus's gain per frame (the same on both channels), from the louder channel."""
-    loud = np.argmax(np.abs(total), axis=0)
-    t = np.take_along_axis(total, loud[None, :], 0)[0]
-    m = np.take_along_axis(master, loud[None, :], 0)[0]
-    g = np.ones_like(t)
-    ok = np.abs(t) > 1e-6
-    g[ok] = m[ok] / t[ok]
-    return g
-
-
 def _bus_chain(x: np.ndarray) -> np.ndarray:
     return ch.limit(ch.compress(x, threshold=-24, ratio=3, attack=10, release=120, knee=6, makeup=2),
                     gain_db=3, ceiling_db=-1.0)
@@ -137,7 +127,7 @@ def _bus_chain(x: np.ndarray) -> np.ndarray:
 @maker("stems.oracle")
 def _stems_oracle(i):
     raw = [i[s] for s in STEMS]
-    g = _bus_gain(sum(raw), _bus_chain(sum(raw)))
+    g = bus_gain(sum(raw), _bus_chain(sum(raw)))
     stems = {s: x * g for s, x in zip(STEMS, raw)}
     return {"mix.wav": sum(stems.values()), **stems}
 
@@ -145,7 +135,7 @@ def _stems_oracle(i):
 @maker("stems.alt-measured-gain")
 def _stems_measured(i):
     raw = [i[s] for s in STEMS]
-    g = _bus_gain(sum(raw), i["master.wav"])
+    g = bus_gain(sum(raw), i["master.wav"])
     stems = {s: x * np.clip(g, 0.0, 4.0) for s, x in zip(STEMS, raw)}
     return {"mix.wav": sum(stems.values()), **stems}
 
@@ -154,6 +144,15 @@ def _stems_measured(i):
 def _stems_over_n(i):
     m = i["master.wav"]
     return {"mix.wav": m.copy(), **{s: m / 3.0 for s in STEMS}}
+
+
+@maker("stems.cheat-last-stem-is-the-rest")
+def _stems_rest(i):
+    """Two groups handed back raw and the third printed as the master minus them: it nulls, it is the master."""
+    m = i["master.wav"]
+    music, hook = i["stems/music.wav"].copy(), i["stems/hook.wav"].copy()
+    return {"mix.wav": m.copy(), "stems/drums.wav": m - music - hook, "stems/music.wav": music,
+            "stems/hook.wav": hook}
 
 
 @maker("stems.cheat-raw-sum")
@@ -178,6 +177,19 @@ def _sidechain_slower(i):
 @maker("sidechain.cheat-turned-down")
 def _sidechain_down(i):
     return {"bass.wav": ch.gain(i["stems/bass.wav"], -6.0)}
+
+
+@maker("sidechain.cheat-every-beat")
+def _sidechain_every_beat(i):
+    """A ducking LFO on the beat grid (half the usual kick spacing), whether a kick is there or not."""
+    from ...measure.compare import hit_times_s
+
+    kicks = hit_times_s(i["stems/kick.wav"], sr=SR)
+    beat = float(np.median(np.diff(kicks))) / 2.0
+    x = i["stems/bass.wav"]
+    t = (np.arange(x.shape[1]) / SR) % beat
+    g_db = -6.0 * np.exp(-t / 0.05)
+    return {"bass.wav": x * (10.0 ** (g_db / 20.0))[None, :]}
 
 
 @maker("sidechain.cheat-gated")
@@ -328,11 +340,13 @@ def _mud_down(i):
 # --- writing the files, cached ----------------------------------------------------------------------
 
 def answer_key(task: Any, make: str, bench: Any) -> str:
-    src = Path(__file__).resolve().parent
+    """sha256 of what decides an answer's files: the task, the maker, the inputs' keys, and the code that
+    renders (:func:`~.inputs.code_hash`), makes (this folder) and measures (a maker may measure as it goes)."""
+    src = Path(__file__).resolve()
+    files = sorted(src.parent.glob("*.py")) + sorted((src.parents[2] / "measure").glob("*.py"))
     data = {"task": task.model_dump(mode="json", by_alias=True), "make": make, "code": code_hash(),
             "inputs": [input_key(inp, bench.song(inp.song)) for inp in task.inputs],
-            "answers": hashlib.sha256(b"".join((src / f).read_bytes() for f in ("answers.py", "chains.py",
-                                                                               "readings.py"))).hexdigest()}
+            "answers": hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()}
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
@@ -361,5 +375,9 @@ def make_answer(task: Any, make: str, bench: Any, *, fresh: Path | None = None) 
     inputs = load_inputs(task, bench)
     files = do_nothing(task, inputs) if make == "do-nothing" else MAKERS[make](inputs)
     write_answer(files, folder)
-    done.write_text("ok\n")
+    try:
+        done.write_text("ok\n")
+    except OSError as exc:
+        raise TaskError(f"cannot write {done}: {exc.strerror}; the audio cache must be a writable folder "
+                        "(set OVERDUB_CACHE_DIR)") from None
     return folder

@@ -1,7 +1,7 @@
 """The WAV files an audio task hands the agent: rendered from the bench's songs the first time they are
 needed, deterministically, and kept in the cache (docs/audio-tasks.md).
 
-The cache is ``$OVERDUB_CACHE_DIR/audio`` when that variable is set, else ``$XDG_CACHE_HOME/pytest-overdub/
+The cache is ``$OVERDUB_CACHE_DIR/audio`` when that variable is set (and not empty), else ``$XDG_CACHE_HOME/pytest-overdub/
 audio`` (``~/.cache/pytest-overdub/audio``). A file's name is the sha256 of everything that decides its
 samples: the song's JSON, the input's own fields, the sample rate and the source of the code that renders
 and processes it (song, dsp, devices, render and this module). It is never committed; deleting the cache
@@ -53,14 +53,20 @@ def input_key(inp: Any, song: Any) -> str:
 
 
 def write_wav(path: Path, x: Any, *, subtype: str = SUBTYPE, sr: int = SR) -> None:
-    """``x`` (channels, n) to ``path`` atomically."""
+    """``x`` (channels, n) to ``path`` atomically; a folder that cannot be written is a TaskError."""
     import soundfile as sf
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from ...errors import TaskError
+
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fmt = "FLAC" if path.suffix == ".flac" else "WAV"
-    sf.write(str(tmp), x.T, sr, subtype=subtype, format=fmt)
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sf.write(str(tmp), x.T, sr, subtype=subtype, format=fmt)
+        os.replace(tmp, path)
+    except (OSError, RuntimeError) as exc:  # soundfile's LibsndfileError is a RuntimeError
+        raise TaskError(f"cannot write {path}: {getattr(exc, 'strerror', None) or exc}; the audio cache must be "
+                        "a writable folder (set OVERDUB_CACHE_DIR)") from None
 
 
 def read_wav(path: Path):

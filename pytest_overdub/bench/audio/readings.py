@@ -1,8 +1,8 @@
 """The readings of the ``duck``, ``hits`` and ``sequence`` checks (docs/audio-tasks.md), over arrays.
 
 Windows: a duck's ``depth`` is read over the first 80 ms after a hit, its ``recovery`` 250-350 ms after it
-(hits followed by another within 350 ms are skipped), ``between`` over frames more than 400 ms from any
-hit. A hit's ``transient`` is the peak from 2 ms before to 15 ms after it, its ``body`` the rms 40-150 ms
+(hits followed by another within 350 ms are skipped), ``between`` is the 5th percentile of the gain over
+frames more than 400 ms from any hit (so a duck where there is no hit shows, however short). A hit's ``transient`` is the peak from 2 ms before to 15 ms after it, its ``body`` the rms 40-150 ms
 after it; hits followed by another within 150 ms are skipped. Medians over hits, so one odd hit does not
 decide.
 """
@@ -16,6 +16,8 @@ from ...measure.compare import (envelope_correlation, gain_curve_db, hit_times_s
                                 rms_dbfs)
 
 FRAME_S = 0.005
+#: ``between`` reads a low percentile, not the median: a duck anywhere away from the hits shows.
+BETWEEN_PERCENTILE = 5.0
 
 
 def _median(values: list[float]) -> float:
@@ -31,7 +33,9 @@ def duck(answer: np.ndarray, source: np.ndarray, hits: np.ndarray, *, sr: int, m
         far = np.ones(g.size, bool)
         for t in times:
             far &= np.abs(frame_t - t) > 0.4
-        return _median(list(g[far]))
+        vals = g[far]
+        vals = vals[np.isfinite(vals)]
+        return float(np.percentile(vals, BETWEEN_PERCENTILE)) if vals.size else float("nan")
     out = []
     for i, t in enumerate(times):
         nxt = times[i + 1] if i + 1 < len(times) else np.inf

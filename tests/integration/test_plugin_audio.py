@@ -1,0 +1,80 @@
+"""The pytest plugin on an audio task (``mixdown-sidechain-bass``): a folder submission, in either layout
+(``DIR`` holding the files, or ``DIR/<task-id>/``), a bad file as one line naming it, and a song submission
+refused for an audio task. Expected scores come from ``score_audio_task``, the scorer ``overdub score``
+prints."""
+
+from __future__ import annotations
+
+import shutil
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+import soundfile as sf
+
+from pytest_overdub.bench.audio.answers import make_answer
+from pytest_overdub.bench.audio.score import score_audio_task
+from pytest_overdub.bench.tasks import Bench, bundled_bench
+
+pytest_plugins = ["pytester"]
+
+TASK = "mixdown-sidechain-bass"
+PLUGIN = () if any(ep.name == "overdub" for ep in entry_points(group="pytest11")) else ("-p", "pytest_overdub.plugin")
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture
+def oracle_files(cache, monkeypatch) -> tuple[Path, float]:
+    """The oracle's files (made in this process first: pytester's in-process runs cannot import numpy
+    twice) and the score the scorer gives them."""
+    monkeypatch.setenv("OVERDUB_CACHE_DIR", str(cache))
+    src = bundled_bench()
+    folder = make_answer(src.task(TASK), "sidechain.oracle", src)
+    return folder, score_audio_task(src.task(TASK), folder, bench=src).score
+
+
+@pytest.fixture
+def bench(pytester: pytest.Pytester) -> Bench:
+    src = bundled_bench()
+    for name in ("tasks", "songs", "oracles", "near_misses"):
+        (pytester.path / name).mkdir()
+    shutil.copy(src.tasks_dir / f"{TASK}.json", pytester.path / "tasks")
+    shutil.copy(src.root / "songs" / "night-shift.json", pytester.path / "songs")
+    return Bench(pytester.path)
+
+
+def _answer(dest: Path, files: Path) -> Path:
+    dest.mkdir(parents=True)
+    shutil.copy(files / "bass.wav", dest / "bass.wav")
+    return dest
+
+
+@pytest.mark.parametrize("layout", ["flat", "per-task"])
+def test_a_folder_scores_like_overdub_score(pytester, bench, oracle_files, layout):
+    folder, score = oracle_files
+    sub = pytester.path / "answers"
+    _answer(sub / TASK if layout == "per-task" else sub, folder)
+    res = pytester.runpytest(*PLUGIN, f"--overdub-submission={sub}", "-p", "no:cacheprovider")
+    res.assert_outcomes(passed=5)  # depth, recovery, between, files, score
+    res.stdout.fnmatch_lines([f"{TASK}*{score:.3f}  pass", f"submission folder {sub}"])
+
+
+def test_a_wrong_rate_is_one_line_naming_the_file(pytester, bench, oracle_files):
+    folder, _ = oracle_files
+    sub = _answer(pytester.path / "answers", folder)
+    x, sr = sf.read(str(sub / "bass.wav"))
+    sf.write(str(sub / "bass.wav"), x, 44100)
+    res = pytester.runpytest(*PLUGIN, f"--overdub-submission={sub}", "-p", "no:cacheprovider")
+    res.stdout.fnmatch_lines([f"*{sub / 'bass.wav'} (the ducked bass): sample rate 44100 Hz; want 48000 Hz*"])
+    assert res.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_song_submission_for_an_audio_task_says_it_wants_a_folder(pytester, bench, oracle_files):
+    sub = pytester.path / "ops.json"
+    sub.write_text("[]")
+    res = pytester.runpytest(*PLUGIN, f"--overdub-submission={sub}", "-p", "no:cacheprovider")
+    res.stdout.fnmatch_lines([f"*{TASK} is an audio task; its answer is a folder holding bass.wav*"])
