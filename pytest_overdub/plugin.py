@@ -838,6 +838,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
             tr.write_line(f"{tid:<28} {'-':>6}  (not scored)")
     if scores:
         tr.write_line(f"{'mean':<28} {sum(scores) / len(scores):>6.3f}  over {len(scores)} task(s)")
-    if mode.submission_path is not None:
-        what = "submission folder" if mode.submission_path.is_dir() else "submission"
-        tr.write_line(f"{what} {mode.submission_path} (sha256 {mode.submission_sha256[:12]}...)")
+    if mode.submission_path is not None and mode.submission_path.is_dir():
+        tr.write_line(f"submission folder {mode.submission_path}")  # its hash is in the JSON report
+    elif mode.submission_path is not None:
+        tr.write_line(f"submission {mode.submission_path} (sha256 {mode.submission_sha256[:12]}...)")
