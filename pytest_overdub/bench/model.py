@@ -950,7 +950,8 @@ class Task(_Model):
             if self.answer or audio_checks:
                 raise ValueError(f"answer and audio checks ({', '.join(audio_checks) or 'none'}) need inputs")
             if self.scope is None:
-                raise ValueError("a song task needs scope (what the answer may change)")
+                raise ValueError("scope: missing; a song task declares what the answer may change (an audio "
+                                 "task has inputs instead)")
             return self
         song_checks = [c.id for c in self.checks if c.kind not in AUDIO_KINDS]
         if song_checks or self.scope is not None or self.setup or not self.answer:
