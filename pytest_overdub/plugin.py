@@ -47,8 +47,8 @@ from typing import Any, Iterator, NoReturn
 import pytest
 
 PASS_DEFAULT = 0.9
-FAMILIES = ("mix", "writing", "device", "editing", "mastering", "mixdown")
-_PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "numba", "pydantic", "soundfile", "pytest-xdist")
+FAMILIES = ("mix", "writing", "device", "editing", "mastering", "mixdown", "transcription")
+_PACKAGES = ("pytest-overdub", "pytest", "numpy", "scipy", "numba", "pydantic", "soundfile", "mido", "pytest-xdist")
 
 
 class OverdubFailure(Exception):
@@ -74,6 +74,19 @@ class Mode:
 
     def bench(self) -> Any:
         return _bench_for(self.tasks_dir)
+
+    @property
+    def submission_sha256(self) -> str:
+        """The submission's sha256; for a notes answer, of its file (a folder: its files' names and bytes)."""
+        if self.submission is not None:
+            return self.submission.sha256
+        import hashlib
+
+        h = hashlib.sha256()
+        path = self.submission_path
+        for f in sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]:
+            h.update((f.name.encode() + b"\0" if path.is_dir() else b"") + f.read_bytes())
+        return h.hexdigest()
 
 
 @dataclass
@@ -242,8 +255,20 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
         try:
             mode.submission = load_submission(mode.submission_path)
         except OverdubError as exc:
-            raise pytest.UsageError(f"--overdub-submission={sub_arg}: {exc}") from None
+            if not _notes_answer(mode.submission_path):
+                raise pytest.UsageError(f"--overdub-submission={sub_arg}: {exc}") from None
+            mode.submission = None  # notes: read by each transcription task for its parts
     return mode
+
+
+def _notes_answer(path: Path) -> bool:
+    """A transcription answer (a folder, a MIDI file, or a JSON object with ``parts``), not a song or ops."""
+    if path.is_dir() or path.suffix.lower() in (".mid", ".midi"):
+        return True
+    try:
+        return "parts" in json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, TypeError):
+        return False
 
 
 def _report_path(config: pytest.Config, text: str) -> Path:
@@ -399,6 +424,8 @@ class Task(pytest.Collector):
         """In a folder of answers: this task's file (a song task) or any of its answer files (an audio task)."""
         folder = self.mode.submission_path
         assert folder is not None
+        if self.task.family == "transcription":
+            return (folder / self.task.id).is_dir() or any((folder / n).is_file() for n in ("notes.json", "notes.mid", "notes.midi"))
         if not self.task.is_audio:
             return self.submission_path().is_file()
         return (folder / self.task.id).is_dir() or any(any(folder.glob(a.name)) for a in self.task.answer)
@@ -441,10 +468,20 @@ class Task(pytest.Collector):
 
     def _score(self, score_task: Any) -> Any:
         """Score this task's answer: the submission (a song task: the file, or ``DIR/<task-id>.json`` in a
-        folder of answers), or an audio task's answer files in the folder (``DIR/<task-id>/`` or ``DIR``)."""
+        folder of answers), an audio task's answer files in the folder (``DIR/<task-id>/`` or ``DIR``), or a
+        transcription task's notes for its parts (a notes file, a MIDI file, or a folder: ``DIR/<task-id>/``
+        when there is one, else ``DIR``)."""
         from .errors import SubmissionError
 
         mode, bench = self.mode, self.mode.bench()
+        if self.task.family == "transcription":
+            if mode.submission is not None:  # a song or ops: the task refuses it in its result
+                return score_task(self.task, mode.submission, bench=bench)
+            from .transcribe.answer import read_answer
+
+            path = mode.submission_path
+            path = path / self.task.id if (path / self.task.id).is_dir() else path
+            return score_task(self.task, read_answer(path, parts=self.task.parts), bench=bench)
         if self.task.is_audio:
             if not mode.answers_dir:
                 raise SubmissionError(f"{mode.submission_path}: {self.task.id} is an audio task; its answer is "
@@ -452,6 +489,9 @@ class Task(pytest.Collector):
             from .bench.audio.score import score_audio_task
 
             return score_audio_task(self.task, mode.submission_path, bench=bench)
+        if mode.submission is None and not mode.answers_dir:
+            raise SubmissionError(f"{mode.submission_path} holds notes (a transcription answer); {self.task.id} "
+                                  "takes ops or a song")
         return score_task(self.task, self.submission(), bench=bench, trusted=mode.trusted)
 
     def verdict(self, rule: str, path: Path | None) -> Any:
@@ -478,7 +518,7 @@ class Task(pytest.Collector):
             detail.update(score=result.score, passed=result.score >= self.mode.pass_line,
                           grader_hash=result.grader_hash, warnings=list(result.warnings), error=result.error,
                           timings={**result.timings, "task_seconds": seconds}, confinement=result.confinement)
-            if self.mode.answers_dir and not self.task.is_audio:
+            if self.mode.answers_dir and not self.task.is_audio and self.task.family != "transcription":
                 detail["submission"] = {"path": str(self.submission_path()), "sha256": self.submission().sha256}
         return detail
 
@@ -534,7 +574,8 @@ class _OverdubItem(pytest.Item):
 
 
 class CheckItem(_OverdubItem):
-    """One check of the task on the submission: fails when the check scores under 1."""
+    """One check of the task on the submission: fails when the check scores under 1 (a figure with weight 0,
+    reported beside the score, never fails)."""
 
     def __init__(self, *, check_id: str, gate: bool, **kw: Any) -> None:
         super().__init__(**kw)
@@ -559,7 +600,7 @@ class CheckItem(_OverdubItem):
         self._prop("overdub.check", json.dumps({"task": result.task, **data}, allow_nan=False))
         if result.error:
             self._fail_task(_what(result), self._context(result))
-        if check.score < 1.0:
+        if check.score < 1.0 and (check.gate or check.weight != 0):  # a weight-0 figure is shown, not judged
             raise OverdubFailure(f"{self.check_id}: {check.line()}\n{self._context(result)}")
 
 
@@ -735,13 +776,12 @@ def build_report(config: pytest.Config) -> dict[str, Any]:
         tasks.append({**raw, "id": tid, "rules" if mode.self_check else "checks": listed})
     scores = [t["score"] for t in tasks if isinstance(t.get("score"), (int, float))]
     hashes = sorted(t["grader_hash"] for t in tasks if t.get("grader_hash"))
-    sub = mode.submission
     report = {
         "bench_version": BENCH_VERSION,
         "mode": mode.kind,
         "grader_hash": _combined_hash(hashes),
-        "submission": None if mode.submission_path is None else
-        {"path": str(mode.submission_path), "sha256": None if sub is None else sub.sha256},
+        "submission": None if mode.submission_path is None else {"path": str(mode.submission_path),
+                                                                 "sha256": mode.submission_sha256},
         "pass_line": mode.pass_line,
         "python": platform.python_version(),
         "packages": packages,
@@ -827,4 +867,4 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if mode.answers_dir:
         tr.write_line(f"answers from the folder {mode.submission_path} (<task-id>.json for a song task)")
     elif mode.submission_path is not None:
-        tr.write_line(f"submission {mode.submission_path} (sha256 {mode.submission.sha256[:12]}...)")
+        tr.write_line(f"submission {mode.submission_path} (sha256 {mode.submission_sha256[:12]}...)")

@@ -27,8 +27,10 @@ Song tasks in four families (`mix`, `writing`, `device`, `editing`), each a requ
 make on one of three starting songs (`songs/`): an agent is given the instruction and the starting
 song (`overdub start <task> --out start.json`), nothing else. Audio tasks in two more families
 (`mastering`, `mixdown`): the agent is given WAV files rendered from the songs (`overdub start <task> --out
-DIR`) and hands back the files the task names ([audio tasks](audio-tasks.md)). How a check line reads:
-[scoring](scoring.md); what each kind measures: [checks](checks.md) and [audio tasks](audio-tasks.md).
+DIR`) and hands back the files the task names ([audio tasks](audio-tasks.md)). The
+[transcription](#transcription) tasks come last: the agent hears a mix and writes down notes. How a check
+line reads: [scoring](scoring.md); what each kind measures: [checks](checks.md) and
+[audio tasks](audio-tasks.md).
 
 Notation: `[lo, hi]` is the target (`…` = no bound on that side), `±soft` the distance over which the
 score falls from 1 to 0 outside it (none = pass/fail), `wN` a goal's weight, `G` a gate. Every task also
@@ -252,9 +254,54 @@ def _setup(task: dict) -> str:
     return "; ".join(f"`{json.dumps(op, separators=(', ', ': '))}`" for op in task["setup"])
 
 
+TRANSCRIPTION_HEAD = """
+## Transcription
+
+The agent is given the instruction and the task's mix, a WAV (`overdub start <task> --out mix.wav`), and
+nothing else: no tempo, no stems, no track count. It answers notes per part
+([transcription](transcription.md)). Every part has the same figures: `f1-<part>` (note F1, onsets within 50 ms and pitch
+within 50 cents; weighted, the score is their weighted mean) and, shown but not scored (w0),
+`precision-`, `recall-`, `f1-offsets-`, `octaves-` and `rhythm-<part>`; the gate `gate-<part>` holds the
+named part's F1 at 0.5 or more. No house gates: nothing is rendered from the answer.
+
+| task | tier | song | heard | parts (tracks) | gate |
+|---|---|---|---|---|---|
+"""
+
+FIGURES = (("precision", "note precision"), ("recall", "note recall"),
+           ("f1-offsets", "note F1 with offsets (within 20% of the note, at least 50 ms)"),
+           ("octaves", "notes heard an octave off"), ("rhythm", "matched notes on the right grid step and length"))
+
+
+def _excerpt(t: dict) -> str:
+    lo, hi = t.get("from", 0), t.get("to")
+    return "the whole song" if not lo and hi is None else f"beats {_num(lo)}-{_num(hi) if hi is not None else 'end'}"
+
+
+def transcription_page(tasks: list[dict]) -> str:
+    if not tasks:
+        return ""
+    rows = [f"| `{t['id']}` | {t['tier']} | `{t['song']}` ({_excerpt(t)}) | "
+            f"{', '.join(t['heard']) if t.get('heard') else 'every track'} | "
+            f"{'; '.join(f'{k} ({chr(44).join(v)})' for k, v in t['parts'].items())} | {t['gate']} |" for t in tasks]
+    details = []
+    for t in tasks:
+        details.append(f"### `{t['id']}`: {t['title']}\n")
+        details.append(f"> {t['instruction']}\n")
+        details.append(f"Tier {t['tier']}; song `{t['song']}`, {_excerpt(t)}; grid {_num(t.get('grid', 0.25))} "
+                       f"beats (for rhythm).\n")
+        for part in t["parts"]:
+            w = t.get("weights", {}).get(part, 1)
+            details.append(f"- `f1-{part}`: {part}: note F1 (onset within 50 ms, pitch within 50 cents) "
+                           f"[1, …] ±1 w{_num(w)}")
+            details += [f"- `{ident}-{part}`: {part}: {text} w0" for ident, text in FIGURES]
+        details.append(f"- `gate-{t['gate']}`: {t['gate']}: note F1 [0.5, …] G\n")
+    return TRANSCRIPTION_HEAD + "\n".join(rows) + "\n\n" + "\n".join(details)
+
+
 def page(tasks_dir: Path = TASKS_DIR) -> str:
     every = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(tasks_dir.glob("*.json"))]
-    tasks = [t for t in every if not t.get("inputs")]
+    tasks = [t for t in every if not t.get("inputs") and t.get("family") != "transcription"]
     audio = [t for t in every if t.get("inputs")]
     rows = []
     for t in tasks:
@@ -287,7 +334,8 @@ def page(tasks_dir: Path = TASKS_DIR) -> str:
     table = HEAD + "\n".join(rows) + "\n"
     if audio_rows:
         table += AUDIO_HEAD + "\n".join(audio_rows) + "\n"
-    return table + "\n## Each task\n\n" + "\n".join(details + audio_details)
+    return (table + "\n## Each task\n\n" + "\n".join(details + audio_details)
+            + transcription_page([t for t in every if t.get("family") == "transcription"]))
 
 
 def main(argv: list[str]) -> int:

@@ -66,14 +66,18 @@ def start_main(argv: list[str]) -> int:
                            "         overdub start master-streaming-single --out work/")
     parser.add_argument("task")
     parser.add_argument("--out", help="where to write the song, a .json file (default: print it); for an audio "
-                                      "task a folder (required)")
+                                      "task a folder (required); for a transcription task the mix, a .wav file, "
+                                      "or a folder to hold mix.wav and INSTRUCTION.md (default: print the cached "
+                                      "mix's path)")
     parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
     args = parser.parse_args(argv)
     from ..song.model import dumps_song
-    from .tasks import start_song
+    from .tasks import TRANSCRIPTION, start_song
 
     bench = _bench(args.bench)
     task = bench.task(args.task)
+    if task.family == TRANSCRIPTION:
+        return _start_transcription(task, bench, args.out)
     if task.is_audio:
         return _start_audio(task, bench, args.out)
     try:
@@ -98,7 +102,8 @@ def submission_arg(text: str) -> Path:
     """A readable submission file, or a folder (of ``<task>.json`` answers)."""
     if text and Path(text).is_dir():
         return Path(text)
-    return input_file(text, what="submission file (JSON), or a folder of <task>.json answers")
+    return input_file(text, what="submission file (JSON; a transcription task also takes .mid), or a folder "
+                                 "of answers")
 
 
 def answer_path(path: Path, task_id: str) -> Path:
@@ -109,6 +114,43 @@ def answer_path(path: Path, task_id: str) -> Path:
     if not answer.is_file():
         raise UsageError(f"{path}: no answer for task {task_id} in this folder (no file {answer})")
     return answer
+
+
+def _start_transcription(task, bench: Bench, out_text: str | None) -> int:
+    """A transcription task hands the agent the mix alone (never the song, which is the answer): to a
+    ``.wav`` file, or into a folder as ``mix.wav`` with ``INSTRUCTION.md``; no ``--out``: the cached file's
+    path is printed."""
+    import shutil
+
+    from ..transcribe.inputs import mix_wav
+
+    path = mix_wav(task, bench.song(task.song))
+    if out_text is None:
+        print(path)
+        return 0
+    is_wav = out_text.lower().endswith(".wav")
+    out = output_file(out_text, what="mix file", suffixes=(".wav",)) if is_wav else \
+        output_dir(out_text, what="folder for the task's mix")
+    try:
+        if is_wav:
+            shutil.copyfile(path, out)
+        else:
+            out.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, out / "mix.wav")
+            (out / "INSTRUCTION.md").write_text(transcription_instruction(task), encoding="utf-8")
+    except OSError as exc:
+        raise OverdubError(f"--out {out}: cannot write: {exc.strerror}") from None
+    print(f"wrote {out}" if is_wav else f"wrote mix.wav and INSTRUCTION.md into {out}")
+    return 0
+
+
+def transcription_instruction(task) -> str:
+    """A transcription task's instruction, what it hands over and the answer's forms."""
+    parts = ", ".join(f"`{p}`" for p in task.parts)
+    return (f"# {task.title} ({task.id})\n\n{task.instruction}\n\n## Input\n\n- `mix.wav` (48 kHz, 24-bit, "
+            f"stereo); time 0 is its first sample\n\n## Hand back\n\nThe notes of {parts}, as `notes.json` "
+            "(`{\"time\": \"seconds\", \"parts\": {\"<part>\": [{\"p\": 60, \"t\": 0.0, \"d\": 0.5}]}}`, or "
+            "`\"time\": \"beats\"` with your `\"tempo\"`) or `notes.mid` (one track per part, named for it).\n")
 
 
 def _start_audio(task, bench: Bench, out_text: str | None) -> int:
@@ -145,12 +187,15 @@ def score_main(argv: list[str]) -> int:
     parser = Parser(
         prog="overdub score",
         description="Score a submission (ops, {ops}, transactions, a tool-call log or a whole song) on a "
-                    "task; given a folder of answers, score its <task>.json. Exit 0 when the score reaches "
-                    "--pass, 1 under it, 2 on bad input.",
+                    "task (a folder of answers: its <task>.json), an audio task's answer folder, or a transcription task's notes (a notes .json, a .mid "
+                    "file or a folder holding one). Exit 0 when the score reaches --pass, 1 under it, 2 on bad "
+                    "input.",
         epilog="example: overdub score mix-chorus-lift ops.json --json")
     parser.add_argument("task")
     parser.add_argument("submission", type=arg(submission_arg),
-                        help="a submission file, or a folder of answers holding <task>.json")
+                        help="a submission file; for an audio task the folder holding its answer files "
+                             "(or DIR/<task-id>/ holding them); for a transcription task a notes .json, a .mid "
+                             "file or a folder holding notes.json or notes.mid (or DIR/<task-id>/ holding it)")
     parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--pass", dest="pass_line", type=arg(float_in, lo=0.0, hi=1.0, what="a task score"),
@@ -172,7 +217,13 @@ def score_main(argv: list[str]) -> int:
 
     bench = _bench(args.bench)
     task = bench.task(args.task)
-    if task.is_audio:
+    if task.family == "transcription":
+        from ..transcribe.answer import read_answer
+
+        path = args.submission / task.id if (args.submission / task.id).is_dir() else args.submission
+        answer = read_answer(path, parts=task.parts)  # notes per part; bad input: exit 2
+        result = score_task(task, answer, bench=bench)
+    elif task.is_audio:
         from .audio.score import score_audio_task
 
         if not args.submission.is_dir():

@@ -25,12 +25,13 @@ from ..song.ids import stable_ids
 from ..song.model import Song, describe_validation_error, load_song, read_json
 from ..song.ops import apply_ops, apply_transactions
 from ..song.submission import Submission
-from .model import Task
+from .model import HOUSE_GATES, Task
 from .scope import LABEL as SCOPE_LABEL
 from .scoring import CheckResult, TaskResult, task_score
 
 ALT = "alt-"  # oracles/<task>.alt-<what>.json
 CHEAT = "cheat-"  # near_misses/<task>.cheat-<what>.json
+TRANSCRIPTION = "transcription"  # the family scored from notes (pytest_overdub/transcribe/)
 
 __all__ = ["Bench", "Task", "bundled_bench", "load_task", "score_task", "start_song", "grader_hash"]
 
@@ -93,8 +94,11 @@ def bundled_bench() -> Bench:
 def load_task(path: str | Path) -> Task:
     p = Path(path)
     data = read_json(p, error=TaskError)
+    model: Any = Task
+    if isinstance(data, dict) and data.get("family") == TRANSCRIPTION:
+        from ..transcribe.task import TranscriptionTask as model  # its own model: notes in, no song out
     try:
-        task = Task.model_validate(data)
+        task = model.model_validate(data)
     except ValidationError as err:
         raise TaskError(describe_validation_error(err, source=str(p))) from None
     if task.id != p.stem:
@@ -143,6 +147,12 @@ def candidate_song(start: Song, submission: Submission) -> Song:
     return stable_ids(song, start=start)
 
 
+def house_gates(task: Task) -> tuple[str, ...]:
+    """The house gates a task's result carries: ``clean`` and ``scope``, or none for a family whose
+    answer renders no song (a transcription task says so itself)."""
+    return getattr(task, "house_gates", HOUSE_GATES)
+
+
 def _failed(task: Task, message: str, **kw: Any) -> TaskResult:
     checks = tuple(
         CheckResult(id=c.id, label=c.label, kind=c.kind, value=float("nan"), unit=c.unit,
@@ -154,6 +164,7 @@ def _failed(task: Task, message: str, **kw: Any) -> TaskResult:
                      score=0.0, error=message),
          CheckResult(id="scope", label=SCOPE_LABEL, kind="scope", value=float("nan"), unit="changes",
                      target=(0.0, 0.0), soft=None, weight=None, gate=True, score=0.0, error=message))
+    checks = tuple(c for c in checks if c.kind not in HOUSE_GATES or c.id in house_gates(task))
     return TaskResult(task=task.id, title=task.title, score=0.0, checks=checks, error=message,
                       bench_version=BENCH_VERSION, grader_hash=grader_hash(task), **kw)
 
@@ -161,6 +172,8 @@ def _failed(task: Task, message: str, **kw: Any) -> TaskResult:
 def score_task(task: Task, submission: Submission | Song | None, *, bench: Bench,
                trusted: bool | None = None, start: Song | None = None) -> TaskResult:
     """Score a submission (``None`` = the do-nothing baseline) on a task."""
+    if task.family == TRANSCRIPTION:
+        return _score_transcription(task, submission, bench=bench)
     from ..render.engine import kernel_scope
     from .checks import Context, clean_result, evaluate
     from .scope import scope_result
@@ -193,6 +206,22 @@ def score_task(task: Task, submission: Submission | Song | None, *, bench: Bench
                       timings={"seconds": round(time.perf_counter() - t0, 3)}, confinement=confinement)
 
 
+def _score_transcription(task: Any, answer: Any, *, bench: Bench) -> TaskResult:
+    """A transcription task: ``answer`` is an :class:`~pytest_overdub.transcribe.answer.Answer`, a bench
+    answer's maker, or None (no notes); a song or ops cannot answer it."""
+    from ..transcribe.answer import Answer
+    from ..transcribe.answers import MadeAnswer, made_answer
+    from ..transcribe.score import score_transcription
+
+    song = bench.song(task.song)
+    if isinstance(answer, MadeAnswer):
+        answer = made_answer(answer, task, song)
+    elif answer is not None and not isinstance(answer, Answer):
+        return _failed(task, "submission refused: a transcription task is answered with notes (a notes .json, "
+                             "a .mid file or a folder holding one), not a song or ops")
+    return score_transcription(task, answer, song=song, grader_hash=grader_hash(task))
+
+
 def _warning_text(w: Any) -> str:
     return f"{w.kind}: {w.where}: {w.message}"
 
@@ -202,6 +231,10 @@ def score_path(task: Task, path: str | Path, *, bench: Bench, trusted: bool | No
     from ..song.submission import load_submission
 
     try:
+        if task.family == TRANSCRIPTION:
+            from ..transcribe.answer import read_answer
+
+            return score_task(task, read_answer(path, parts=task.parts), bench=bench)
         sub = load_submission(path)
     except OverdubError as exc:
         return _failed(task, str(exc))

@@ -9,7 +9,9 @@
 * every oracle scored twice, the second time with fresh renders and fresh random ids, gives exactly the
   same value for every check, bit for bit;
 * an audio task's answers are made by code (:mod:`.audio.validity`): the same rules, its baseline the inputs
-  handed back, its repeat the oracle made again into a fresh folder;
+  handed back, its repeat the oracle made again into a fresh folder; a transcription task's answers are
+  made by code too (:mod:`pytest_overdub.transcribe.answers`), its baseline no notes, its repeat the oracle
+  made and matched again;
 * the bench as a whole: at least 12 tasks, every family at least twice, every task with an oracle file, at least
   :data:`MIN_CHEATS` cheats and :data:`MIN_ALTERNATIVES` alternative, every answer file named for a task.
 """
@@ -28,14 +30,14 @@ from ..song.model import Song, read_json
 from ..song.submission import Submission, submission_from_data
 from .model import Task
 from .scoring import TaskResult
-from .tasks import ALT, CHEAT, Bench, candidate_song, score_task, start_song
+from .tasks import ALT, CHEAT, TRANSCRIPTION, Bench, candidate_song, score_task, start_song
 
 ORACLE_MIN = 0.9
 MISS_MAX = 0.5
 MIN_CHEATS = 2  # per task: near_misses/<task>.cheat-<what>.json
 MIN_ALTERNATIVES = 1  # per task: oracles/<task>.alt-<what>.json
 MIN_TASKS = 12
-FAMILIES = ("mix", "writing", "device", "editing", "mastering", "mixdown")
+FAMILIES = ("mix", "writing", "device", "editing", "mastering", "mixdown", "transcription")
 
 
 @dataclass(frozen=True)
@@ -53,18 +55,26 @@ def load_answer(path: Path, *, task_id: str, kind: str) -> tuple[Submission, dic
     """An answer file (oracle, alternative, near miss, cheat): ``{task, why, ops, fails?}`` read as a
     submission; near misses and cheats must name the checks they fail."""
     data = read_json(path, error=TaskError)
-    if not isinstance(data, dict) or "ops" not in data or "why" not in data:
-        raise TaskError(f"{path}: a {kind} file is {{\"task\", \"why\", \"ops\"}}")
+    if not isinstance(data, dict) or not ("ops" in data or "make" in data) or "why" not in data:
+        raise TaskError(f"{path}: a {kind} file is {{\"task\", \"why\", \"ops\"}} (a transcription task's: "
+                        f"{{\"task\", \"why\", \"make\"}})")
     if data.get("task") != task_id:
         raise TaskError(f"{path}: task = {data.get('task')!r}: must be {task_id!r}")
     if kind in ("near miss", "cheat") and not (isinstance(data.get("fails"), list) and data["fails"]):
         raise TaskError(f"{path}: a {kind} names the checks it must fail in \"fails\": [check ids]")
+    if "make" in data and "ops" not in data:  # a transcription answer, made from the truth when scored
+        from ..transcribe.answers import made_from_data
+
+        if not task_id.startswith("transcribe-"):
+            raise TaskError(f"{path}: \"make\" answers only a transcription task (transcribe-*); give \"ops\"")
+        return made_from_data(data, source=str(path)), data
     return submission_from_data(data["ops"], source=str(path)), data
 
 
 def _score_file(task: Task, path: Path, bench: Bench, *, kind: str,
                 trusted: bool | None) -> tuple[TaskResult, dict[str, Any]]:
-    """An answer file scored on its task: ops for a song task, made by code for an audio task."""
+    """An answer file scored on its task: ops for a song task, made by code for an audio or a transcription
+    task."""
     if task.is_audio:
         from .audio.validity import score_answer_file
 
@@ -162,6 +172,8 @@ def check_repeat(task: Task, bench: Bench, *, first: TaskResult | None = None,
         from .audio.validity import repeat
 
         second = repeat(task, bench)
+    elif task.family == TRANSCRIPTION:  # no song is rendered: the answer is made and matched again
+        second, _ = _score_file(task, bench.oracle_path(task.id), bench, kind="oracle", trusted=trusted)
     else:
         sub, _ = load_answer(bench.oracle_path(task.id), task_id=task.id, kind="oracle")
         start = start_song(task, bench=bench)
@@ -200,9 +212,14 @@ def check_bench(bench: Bench) -> list[str]:
         if task.is_audio:
             continue
         try:
-            from .scope import check_declaration
+            if task.family == TRANSCRIPTION:
+                from ..transcribe.truth import reference
 
-            check_declaration(task.scope, start_song(task, bench=bench))
+                reference(task, bench.song(task.song))  # its parts name heard tracks of its song
+            else:
+                from .scope import check_declaration
+
+                check_declaration(task.scope, start_song(task, bench=bench))
         except TaskError as exc:
             problems.append(f"{task.id}: {exc}" if str(exc).startswith("scope.") else str(exc))
     for fam in FAMILIES:

@@ -251,9 +251,16 @@ def ops_schema() -> dict[str, Any]:
         ],
     }
 def task_schema() -> dict[str, Any]:
-    from ..bench.tasks import Task
+    """A task file: a song-editing task, or a transcription task (``family: "transcription"``)."""
+    from typing import Annotated, Union
 
-    schema = Task.model_json_schema(by_alias=True)
+    from pydantic import Field, TypeAdapter
+
+    from ..bench.tasks import Task
+    from ..transcribe.task import TranscriptionTask
+
+    either = Annotated[Union[Task, TranscriptionTask], Field(discriminator="family")]
+    schema = TypeAdapter(either).json_schema(by_alias=True)
     schema["title"] = "pytest-overdub task"
     return schema
 

@@ -416,3 +416,37 @@ def test_a_task_without_an_answer_in_the_folder_is_skipped_naming_the_file(pytes
     res = _run(pytester, f"--overdub-submission={answers}", "-k", DRUMS, "-rs")
     res.assert_outcomes(skipped=1)
     res.stdout.fnmatch_lines([f"SKIPPED * no answer for task {DRUMS}: no file {answers / DRUMS}.json"])
+
+
+def test_a_notes_answer_scores_the_transcription_tasks_and_not_the_song_tasks(pytester, bench):
+    """A MIDI answer (a transcription answer) given as the submission: the transcription task reads it for
+    its parts and scores it; a song task says once it cannot be scored from notes; weight-0 figures are
+    shown, never failed."""
+    import mido
+
+    src = bundled_bench()
+    hook = "transcribe-solo-hook"
+    for name, path in (("tasks", src.tasks_dir / f"{hook}.json"), ("songs", src.root / "songs" / "night-shift.json"),
+                       ("oracles", src.oracle_path(hook))):
+        shutil.copy(path, pytester.path / name)
+    mid = mido.MidiFile(type=0, ticks_per_beat=480)  # the hook's first note: E5 for a beat at 92 bpm
+    mid.tracks.append(mido.MidiTrack([mido.MetaMessage("track_name", name="hook"),
+                                      mido.MetaMessage("set_tempo", tempo=mido.bpm2tempo(92)),
+                                      mido.Message("note_on", note=76, velocity=90, time=0),
+                                      mido.Message("note_off", note=76, velocity=0, time=480)]))
+    answer = pytester.path / "answer.mid"
+    mid.save(str(answer))
+    report = pytester.path / "report.json"
+    result = _run(pytester, f"--overdub-submission={answer}", f"--overdub-report={report}", "-rA")
+    outcomes = _outcomes(result)
+    node = f"tasks/{hook}.json::{hook}::"
+    # 1 of 38 notes: precision 1 (shown, passes), recall 1/38 (shown, weight 0: passes), F1 and gate fail
+    assert {k: outcomes[node + k] for k in ("precision-hook", "recall-hook", "f1-hook", "gate-hook", "score")} == {
+        "precision-hook": "PASSED", "recall-hook": "PASSED", "f1-hook": "FAILED", "gate-hook": "FAILED",
+        "score": "FAILED"}
+    assert node + "clean" not in outcomes and node + "scope" not in outcomes  # no house gates
+    assert outcomes[f"tasks/{QUANT}.json::{QUANT}::score"] == "FAILED"
+    assert f"holds notes (a transcription answer); {QUANT} takes ops or a song" in result.stdout.str()
+    data = json.loads(report.read_text())
+    f1 = next(c for t in data["tasks"] if t["id"] == hook for c in t["checks"] if c["id"] == "f1-hook")
+    assert f1["value"] == pytest.approx(2 / 39)  # 2PR/(P+R) with P = 1, R = 1/38

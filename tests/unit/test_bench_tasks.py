@@ -17,7 +17,9 @@ ORACLE = json.loads(BENCH.oracle_path("write-bassline").read_text())["ops"]
 
 def test_the_bundled_bench_is_valid():
     assert check_bench(BENCH) == []
-    assert len(BENCH.task_ids()) == 23
+    ids = BENCH.task_ids()
+    assert len(ids) == 26
+    assert len([t for t in ids if t.startswith("transcribe-")]) == 3  # tiers 1-3
 
 
 def test_start_song_applies_the_setup():

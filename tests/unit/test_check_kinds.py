@@ -43,7 +43,10 @@ def test_a_class_declaring_two_kinds_is_refused():
 
 def test_every_bundled_check_is_read_as_its_kinds_class():
     bench = bundled_bench()
-    wrong = [f"{t}::{c.id}" for t in bench.task_ids() for c in bench.task(t).checks
+    # a transcription task's checks are not read from its file: they are derived, the same figures for every
+    # part (pytest_overdub/transcribe/task.py), so they are no kind a task file can name
+    tasks = [bench.task(t) for t in bench.task_ids()]
+    wrong = [f"{t.id}::{c.id}" for t in tasks if t.family != "transcription" for c in t.checks
              if type(c) not in CHECK_CLASSES or kind_of(type(c)) != c.kind]
     assert wrong == []
 

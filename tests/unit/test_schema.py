@@ -31,8 +31,8 @@ def test_task_schema_accepts_our_tasks(path):
 
 
 @pytest.mark.parametrize("path", [p for p in _files("oracles", "near_misses")
-                                  if "make" not in json.loads(p.read_text())],  # audio answers are made by code
-                         ids=lambda p: p.name)
+                                  if "make" not in json.loads(p.read_text())],  # audio and transcription
+                         ids=lambda p: p.name)                                # answers are made by code
 def test_ops_schema_accepts_our_answers(path):
     OPS.validate(json.loads(path.read_text())["ops"])
 
