@@ -645,7 +645,8 @@ HOUSE_GATES = ("clean", "scope")
 
 
 class Task(_Model):
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    # ``<task>@<seed>`` is a variant's id (bench/variants.py); a task file's id has no ``@``.
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*(@[0-9]+)?$")
     family: Literal["mix", "writing", "device", "editing"]
     title: str = Field(min_length=1)
     instruction: str = Field(min_length=40)

@@ -52,6 +52,11 @@ class Bench:
         return [p.stem for p in self.task_paths()]
 
     def task(self, task_id: str) -> Task:
+        """A task file's task, or a variant's (``<task>@<seed>``, bench/variants.py)."""
+        if "@" in task_id:
+            from .variants import variant
+
+            return variant(task_id).task
         path = self.tasks_dir / f"{task_id}.json"
         if not path.exists():
             known = ", ".join(self.task_ids()) or "none"
@@ -59,6 +64,12 @@ class Bench:
         return load_task(path)
 
     def song(self, name: str) -> Song:
+        """A song in ``songs/``, or a generated one (``gen-t<tier>-<seed>``, made on demand)."""
+        from .variants import generated_song
+
+        made = generated_song(name)
+        if made is not None:
+            return made
         path = self.root / "songs" / f"{name}.json"
         if not path.exists():
             raise TaskError(f"song {name!r}: no file {path}")
