@@ -62,7 +62,9 @@ def generate(seed: int, tier: int = 1) -> Generated:
                                      device=settings[stem]["instrument"]["device"],
                                      notes=sum(len(r) for r in rows)))
         for sec, sec_rows in zip(plan.sections, rows):
-            note_truths += [NoteTruth(id=f"n_{stem}_{sec.id[2:]}_{i:03d}", track_id=tid, bar=r.bar, tag=r.tag)
+            # plain dicts: pydantic-core builds and checks the NoteTruth models in one pass when the truth is
+            # validated, several times faster than a Python-level constructor per note
+            note_truths += [{"id": f"n_{stem}_{sec.id[2:]}_{i:03d}", "track_id": tid, "bar": r.bar, "tag": r.tag}
                             for i, r in enumerate(sec_rows)]
     title = f"{rng.choice(ADJECTIVES)} {rng.choice(NOUNS)}"
     song_id = f"gen-t{tier}-{seed}"

@@ -4,7 +4,9 @@ Conventions: gains in dB (on a 0.5 dB grid), pans -1..1 (rounded to 0.05), devic
 decimals (whole numbers for switches, Hz and ms where the device reads whole units makes no difference).
 Every value is drawn from a range a mixing engineer would start from, so two seeds sound like two rough
 mixes, never like a test signal: the kick a little over the kit, the bass under the kick, chords back and
-to one side with a room, the lead up front and the other side with a delay, a gentle glue compressor on
+to one side with a room, the lead up front and the other side with a delay (one reverb, on the chords: reverbs are the
+renderer's dearest effect, and a second one made a song render half again slower per second than the
+hand-made night-shift), a gentle glue compressor on
 the master and headroom left for mastering (no limiter). The gain ranges are set from each device's
 loudness at 0 dB (measured on rendered stems: kick about -20 LUFS, kit -34, bass -22, keys -15, pad -17,
 pluck -23, poly -11) so the stems land near kick -20, kit -29, bass -21, chords -23 and lead -20 LUFS
@@ -66,8 +68,7 @@ def mix(rng: random.Random, *, pad: bool, pluck: bool) -> dict[str, dict[str, An
     lead = {"instrument": lead_inst,
             "inserts": [_insert("fx_lead_eq", "core.eq", hp=200.0),
                         _insert("fx_lead_delay", "core.delay", div=float(rng.choice((6, 7))),
-                                mix=_u(rng, 0.15, 0.25), feedback=_u(rng, 0.25, 0.4)),
-                        _insert("fx_lead_verb", "core.verb", mix=0.15)],
+                                mix=_u(rng, 0.15, 0.25), feedback=_u(rng, 0.25, 0.4))],
             "gain": _u(rng, 2.0, 4.0, 0.5) if pluck else _u(rng, -10.0, -8.0, 0.5),
             "pan": round(-side * _u(rng, 0.1, 0.3, 0.05), 2)}
     return {"kick": kick, "kit": kit_t, "bass": bass, "chords": chords, "lead": lead}

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
-from .harmony import ChordSpec
+from .harmony import ChordSpec, KeySig
 from .plan import Plan, SectionPlan
 
 EPS = 1e-9
@@ -312,8 +313,13 @@ def _nearest(pcs, aim: int) -> int:
     return best
 
 
+@lru_cache(maxsize=64)
+def _lead_scale(key: KeySig) -> tuple[int, ...]:
+    return tuple(p for p in range(LEAD_LO, LEAD_HI + 1) if p % 12 in key.scale_pcs)
+
+
 def _scale_step(sec: SectionPlan, prev: int, steps: int) -> int:
-    scale = sorted(p for p in range(LEAD_LO, LEAD_HI + 1) if p % 12 in sec.key.scale_pcs)
+    scale = _lead_scale(sec.key)
     i = min(range(len(scale)), key=lambda k: (abs(scale[k] - prev), scale[k]))
     if prev > LEAD_CENTRE + 7:
         steps = -abs(steps)

@@ -78,3 +78,10 @@ def test_start_and_score_take_a_variant_id(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out.split("\n", 1)[1])["score"] >= 0.9
     assert main(["score", "write-bassline@500", str(ops)]) == 2
     assert "not in a split" in capsys.readouterr().err
+
+
+def test_list_variants_lists_every_train_variant(capsys):
+    assert main(["list", "--variants", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [v["id"] for v in listed] == train_ids()
+    assert {v["split"] for v in listed} == {"train"} and all(1 <= v["seed"] <= 99 for v in listed)
