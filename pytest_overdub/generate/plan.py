@@ -13,7 +13,8 @@ Conventions:
   the downbeat only; ``(6, 8)`` 3 beats (six eighths), strong every 1.5 (the two dotted quarters).
 * Form: Verse then Chorus, 8 bars each; when 16 bars last under :data:`MIN_LENGTH_S` the pair repeats
   (Verse, Chorus, Verse 2, Chorus 2); with a key change the chorus repeats a step or a half step up
-  (Verse, Chorus, Chorus 2).
+  (Verse, Chorus, Chorus 2; or, when those 24 bars last under 30 s, Verse, Chorus, Verse 2, Chorus 2
+  with only Chorus 2 lifted).
 """
 
 from __future__ import annotations
@@ -115,9 +116,12 @@ def make_plan(seed: int, tier: int, rng: random.Random) -> Plan:
     shift = rng.choice((1, 2)) if tier >= 5 else 0
     bpb = meter[0] * 4.0 / meter[1]
     pair_s = 2 * SECTION_BARS * bpb * 60.0 / tempo
-    if shift:
+    if shift and 1.5 * pair_s >= MIN_LENGTH_S:
         form = (("s_verse", "Verse", verse, False, 0), ("s_chorus", "Chorus", chorus, True, 0),
                 ("s_chorus2", "Chorus 2", chorus, True, shift))
+    elif shift:
+        form = (("s_verse", "Verse", verse, False, 0), ("s_chorus", "Chorus", chorus, True, 0),
+                ("s_verse2", "Verse 2", verse, False, 0), ("s_chorus2", "Chorus 2", chorus, True, shift))
     elif pair_s < MIN_LENGTH_S:
         form = (("s_verse", "Verse", verse, False, 0), ("s_chorus", "Chorus", chorus, True, 0),
                 ("s_verse2", "Verse 2", verse, False, 0), ("s_chorus2", "Chorus 2", chorus, True, 0))
