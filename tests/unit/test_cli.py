@@ -209,7 +209,7 @@ def test_unknown_command_is_one_line_with_the_closest(capsys):
     assert main(["scroe", "x"]) == 2
     err = capsys.readouterr().err
     assert err == ("overdub: unknown command 'scroe' (did you mean 'score'?); commands: run, list, start, score, "
-                   "render, measure, devices, schema, check-changed (see overdub --help)\n")
+                   "generate, render, measure, devices, schema, check-changed (see overdub --help)\n")
 
 
 def test_help_exits_0(capsys):
