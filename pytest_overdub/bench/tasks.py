@@ -108,6 +108,9 @@ def load_task(path: str | Path) -> Task:
         task = Task.model_validate(data)
     except ValidationError as err:
         raise TaskError(describe_validation_error(err, source=str(p))) from None
+    if "@" in task.id:
+        raise TaskError(f"{p}: id = {task.id!r}: '@' is reserved for variant ids (<task>@<seed>); a task file's "
+                        f"id matches ^[a-z0-9][a-z0-9-]*$")
     if task.id != p.stem:
         raise TaskError(f"{p}: id = {task.id!r}: must equal the file name {p.stem!r}")
     return task

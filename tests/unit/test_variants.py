@@ -85,3 +85,13 @@ def test_list_variants_lists_every_train_variant(capsys):
     listed = json.loads(capsys.readouterr().out)
     assert [v["id"] for v in listed] == train_ids()
     assert {v["split"] for v in listed} == {"train"} and all(1 <= v["seed"] <= 99 for v in listed)
+
+
+def test_a_task_file_cannot_claim_a_variant_id(tmp_path):
+    from pytest_overdub.bench.tasks import load_task
+
+    data = json.loads((bundled_bench().tasks_dir / "write-bassline.json").read_text(encoding="utf-8"))
+    path = tmp_path / "write-bassline@3.json"
+    path.write_text(json.dumps({**data, "id": "write-bassline@3"}), encoding="utf-8")
+    with pytest.raises(TaskError, match="reserved for variant ids"):
+        load_task(path)
