@@ -18,10 +18,11 @@ chords, lead) and device, and every note's provenance (its bar and the rule that
 carry the answer, and the truth is recomputed from the seed whenever it is needed (``overdub generate
 --truth`` writes it to a file).
 
-How task templates will use it (issue 18's next step). A template is a task whose song, setup, targets and
+How task templates use it (:mod:`pytest_overdub.bench.variants`, :mod:`pytest_overdub.bench.templates`:
+write-bassline and mix-darken-keys so far). A template is a task whose song, setup, targets and
 oracle are functions of a generated song's ground truth, instantiated as a *variant* with the id
-``<task>@<seed>`` (``mix-chorus-lift@17``); the seed picks the song and the template's own choices, drawn
-from a stream seeded by the variant id, so a variant is as reproducible as a song:
+``<task>@<seed>`` (``mix-chorus-lift@17``); the seed picks the song and everything else is computed from
+its truth, so a variant is as reproducible as a song:
 
 * bass tasks read the chord roots per bar (``truth.chords[i].root_pc``, ``symbol``) for ``roots`` and
   ``chordTones`` checks, and a setup that smears or transposes the bass is undone by an oracle that writes
