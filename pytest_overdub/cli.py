@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "list": ("pytest_overdub.bench.commands:list_main", "list the tasks and their instructions"),
     "start": ("pytest_overdub.bench.commands:start_main", "write the song an agent is handed for a task"),
     "score": ("pytest_overdub.bench.commands:score_main", "score a submission on a task (no pytest needed)"),
+    "generate": ("pytest_overdub.generate.cli:main", "write an original song from a seed, with its ground truth"),
     "render": ("pytest_overdub.render.cli:main", "render a song to a 24-bit WAV (and stems)"),
     "measure": ("pytest_overdub.measure.report:main", "print every meter's figure for a WAV or FLAC file"),
     "devices": ("pytest_overdub.render.cli:devices_main", "list the house devices and their parameters"),

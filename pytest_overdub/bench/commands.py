@@ -40,7 +40,11 @@ def list_main(argv: list[str]) -> int:
     parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP)
     parser.add_argument("--json", action="store_true",
                         help="print a JSON list of {id, family, title, instruction} (the instruction verbatim)")
+    parser.add_argument("--variants", action="store_true",
+                        help="list the train variants (<task>@<seed>, seeds 1-99) of every task template instead")
     args = parser.parse_args(argv)
+    if args.variants:
+        return _list_variants(as_json=args.json)
     bench = _bench(args.bench)
     tasks = [bench.task(tid) for tid in bench.task_ids()]
     if args.json:
@@ -50,6 +54,22 @@ def list_main(argv: list[str]) -> int:
     for task in tasks:
         print(f"{task.id}  [{task.family}]  {task.title}")
         print(textwrap.indent(textwrap.fill(task.instruction, 96), "    "))
+    return 0
+
+
+def _list_variants(*, as_json: bool) -> int:
+    """The train variants' ids; their songs and instructions are made by ``overdub start <id>``."""
+    from .variants import TRAIN_SEEDS, train_ids
+
+    ids = train_ids()
+    if as_json:
+        print(json.dumps([{"id": vid, "task": vid.split("@")[0], "seed": int(vid.split("@")[1]), "split": "train"}
+                          for vid in ids], indent=2))
+        return 0
+    print(f"{len(ids)} train variants (seeds {TRAIN_SEEDS.start}-{TRAIN_SEEDS.stop - 1}); "
+          "test seeds (1000 and up) are made on demand: overdub start <task>@<seed>")
+    for vid in ids:
+        print(vid)
     return 0
 
 

@@ -923,7 +923,8 @@ class Task(_Model):
     """A song task (the agent edits ``song``; ``scope`` says what it may change) or an audio task (``inputs``:
     WAVs the bench renders; ``answer``: the files the agent hands back; audio checks only)."""
 
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    # ``<task>@<seed>`` is a variant's id (bench/variants.py); a task file's id has no ``@``.
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*(@[0-9]+)?$")
     family: Literal["mix", "writing", "device", "editing", "mastering", "mixdown"]
     title: str = Field(min_length=1)
     instruction: str = Field(min_length=40)

@@ -53,6 +53,11 @@ class Bench:
         return [p.stem for p in self.task_paths()]
 
     def task(self, task_id: str) -> Task:
+        """A task file's task, or a variant's (``<task>@<seed>``, bench/variants.py)."""
+        if "@" in task_id:
+            from .variants import variant
+
+            return variant(task_id).task
         path = self.tasks_dir / f"{task_id}.json"
         if not path.exists():
             known = ", ".join(self.task_ids()) or "none"
@@ -60,6 +65,12 @@ class Bench:
         return load_task(path)
 
     def song(self, name: str) -> Song:
+        """A song in ``songs/``, or a generated one (``gen-t<tier>-<seed>``, made on demand)."""
+        from .variants import generated_song
+
+        made = generated_song(name)
+        if made is not None:
+            return made
         path = self.root / "songs" / f"{name}.json"
         if not path.exists():
             raise TaskError(f"song {name!r}: no file {path}")
@@ -101,6 +112,9 @@ def load_task(path: str | Path) -> Task:
         task = model.model_validate(data)
     except ValidationError as err:
         raise TaskError(describe_validation_error(err, source=str(p))) from None
+    if "@" in task.id:
+        raise TaskError(f"{p}: id = {task.id!r}: '@' is reserved for variant ids (<task>@<seed>); a task file's "
+                        f"id matches ^[a-z0-9][a-z0-9-]*$")
     if task.id != p.stem:
         raise TaskError(f"{p}: id = {task.id!r}: must equal the file name {p.stem!r}")
     return task

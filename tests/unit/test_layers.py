@@ -1,6 +1,6 @@
 """Each layer knows only the layers to its left (docs/README.md, "The flow, one way").
 
-    song  <  devices, dsp  <  render  <  measure, notes  <  bench  <  studio  <  plugin, cli
+    song  <  devices, dsp  <  render  <  measure, notes, generate  <  bench  <  studio  <  plugin, cli
 
 ``errors``, the package root (version strings) and ``devices.params`` (plain parameter tables) are shared
 ground every layer may read. The ``overdub`` command's subcommand modules (``cli.COMMANDS``) belong to the
@@ -26,7 +26,7 @@ import pytest
 import pytest_overdub
 
 PKG = Path(pytest_overdub.__file__).resolve().parent
-RANK = {"song": 1, "devices": 2, "dsp": 2, "render": 3, "measure": 4, "notes": 4, "bench": 5, "transcribe": 5, "studio": 6,
+RANK = {"song": 1, "devices": 2, "dsp": 2, "render": 3, "measure": 4, "notes": 4, "generate": 4, "bench": 5, "transcribe": 5, "studio": 6,
         "plugin": 7, "cli": 7}
 SHARED = {"pytest_overdub", "pytest_overdub.errors", "pytest_overdub.devices.params"}
 PURE_READERS = ("measure", "notes")

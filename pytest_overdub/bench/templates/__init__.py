@@ -1,0 +1,11 @@
+"""The task templates, by the id of the published task each generalises (:mod:`..variants`)."""
+
+from __future__ import annotations
+
+from .base import Template
+from . import darken_keys, write_bassline
+
+TEMPLATES: dict[str, Template] = {
+    "mix-darken-keys": Template("mix-darken-keys", darken_keys.TIER, darken_keys.build),
+    "write-bassline": Template("write-bassline", write_bassline.TIER, write_bassline.build),
+}

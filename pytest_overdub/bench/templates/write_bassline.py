@@ -1,0 +1,109 @@
+"""``write-bassline@<seed>``: the bass of a generated tier-1 song is gone; write one for the verse.
+
+Computed from the ground truth: the verse's bars and chords (the ``roots`` and ``chordTones`` checks), its
+key (``inKey``), the names of the other parts. The oracle is a bassline written from the chord roots
+(root, its push, the fifth on beat three, the root again on the last eighth). Near misses: the roots a bar
+late, fifths on the downbeats, the chords part copied down two octaves, the oracle muted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...generate.build import Generated
+from ...generate.truth import ChordTruth
+from .base import Answer
+
+TIER = 1
+LO, HI = 28, 48  # E1..C3, as the published task
+NOTES_PER_BAR = (3, 8)
+
+
+def _root(pc: int) -> int:
+    """The root in E1..D#2."""
+    return LO + (pc - LO) % 12
+
+
+def _line(chords: list[ChordTruth], *, fifth_first: bool = False) -> str:
+    tokens = []
+    for i, ch in enumerate(chords):
+        r = _root(ch.root_pc)
+        low, high = (r + 7, r) if fifth_first else (r, r + 7)
+        b = 4 * i
+        tokens += [f"{low}@{b}:1.5", f"{low}@{b + 1.5}:0.5", f"{high}@{b + 2}:1.5", f"{r}@{b + 3.5}:0.5"]
+    return " ".join(tokens)
+
+
+def _clip(section, notes: Any) -> dict[str, Any]:
+    return {"type": "clip.add", "track": "Bass",
+            "clip": {"start": section.start_beats, "length": section.end_beats - section.start_beats,
+                     "name": "verse bass", "notes": notes}}
+
+
+def build(made: Generated, variant_id: str):
+    truth, song = made.truth, made.song
+    verse = truth.section("Verse")
+    chords = list(truth.chords_of(verse))
+    symbols = [c.symbol for c in chords]
+    chords_part = truth.part("chords").name
+    others = [p.name for p in truth.parts if p.role != "bass"]
+    span = {"from": verse.start_beats, "to": verse.end_beats}
+    bars = [verse.first_bar, verse.first_bar + verse.bars]
+    lo_n, hi_n = NOTES_PER_BAR[0] * verse.bars, NOTES_PER_BAR[1] * verse.bars
+    key = verse.key.name
+    instruction = (
+        f"The bass part is gone. Write a new bassline on the Bass track for the verse (bars 1-{verse.bars}, "
+        f"beats {verse.start_beats:g}-{verse.end_beats:g}) over its chords, {', '.join(symbols)}, one chord "
+        f"per bar: the root of the bar's chord starting on every downbeat, mostly chord tones (at least three "
+        f"in four) sounding on beats one and three, {lo_n} to {hi_n} notes, in {key}, between E1 and C3, its "
+        f"own line rather than a copy of the {chords_part.lower()} or the hook, and loud enough to hear in "
+        f"the mix (at least -30 LUFS). A note within 30 ms of a beat is on it. Leave every other part alone.")
+    bass = ["Bass"]
+    checks = [
+        {"id": "roots", "label": "Bars with the chord root on the downbeat", "kind": "roots", "target": [1, 1],
+         "soft": 0.5, "gate": True, "tracks": bass, **span, "chords": symbols, "bars": bars},
+        {"id": "chord-tones", "label": "Share of bass notes on beats 1 and 3 that are chord tones",
+         "kind": "chordTones", "target": [0.75, 1], "soft": 0.5, "gate": True, "tracks": bass, **span,
+         "chords": symbols, "bars": bars},
+        {"id": "count", "label": f"Bass notes in the verse ({lo_n} to {hi_n})", "kind": "count",
+         "target": [lo_n, hi_n], "soft": 8, "gate": True, "tracks": bass, **span},
+        {"id": "in-key", "label": f"Share of bass notes in {key}", "kind": "inKey", "target": [0.9, 1],
+         "soft": 0.4, "weight": 1, "tracks": bass, **span},
+        {"id": "range", "label": "Share of bass notes between E1 and C3", "kind": "within", "target": [1, 1],
+         "soft": 0.5, "weight": 1, "tracks": bass, **span, "lo": LO, "hi": HI},
+        {"id": "copy", "label": f"Largest share of the bass line that copies the {chords_part.lower()} or the hook",
+         "kind": "copied", "target": [0, 0.5], "soft": 0.25, "gate": True, "tracks": bass, **span,
+         "against": [chords_part, "Hook"]},
+        {"id": "heard", "label": "Bass loudness in the verse as the mix plays it", "kind": "measure",
+         "metric": "lufs", "unit": "LUFS", "target": [-30, None], "soft": 10, "gate": True, "tracks": bass,
+         "section": "Verse"},
+        {"id": "others", "label": f"{', '.join(others)} notes as they were", "kind": "unchanged",
+         "target": [1, 1], "soft": 0.5, "gate": True, "tracks": others},
+    ]
+    fields = {"family": "writing", "title": "Write the bassline", "instruction": instruction,
+              "scope": {"tracks": ["Bass"], "notes": True},
+              "setup": [{"type": "clip.remove", "track": "Bass", "clip": c.id}
+                        for c in song.track("Bass").clips],
+              "checks": checks}
+    late = chords[-1:] + chords[:-1]
+    copy = " ".join(f"{p - 24}@{t - verse.start_beats:g}:{d:g}" for t, p, d in _verse_notes(song, chords_part, verse))
+    oracle = Answer("oracle", "Roots from the truth's chords: root, its push, the fifth on beat three, the root "
+                    "on the last eighth.", [_clip(verse, _line(chords))])
+    misses = (
+        Answer("wrong-roots", "The roots a bar late: every bar plays the chord before it.",
+               [_clip(verse, _line(late))], ("roots",)),
+        Answer("cheat-fifths-on-downbeats", "Chord tones on beats one and three, but the fifth on every "
+               "downbeat.", [_clip(verse, _line(chords, fifth_first=True))], ("roots",)),
+        Answer("cheat-chords-copy", "The chords part played two octaves down.", [_clip(verse, copy)],
+               ("copy",)),
+        Answer("cheat-muted", "The oracle's notes on a muted track.",
+               [_clip(verse, _line(chords)), {"type": "track.set", "track": "Bass", "patch": {"mute": True}}],
+               ("heard",)),
+    )
+    return fields, oracle, misses
+
+
+def _verse_notes(song, track_name: str, verse) -> list[tuple[float, int, float]]:
+    track = song.track(track_name)
+    return [(c.start + n.t, n.p, n.d) for c in track.clips for n in c.notes
+            if verse.start_beats <= c.start + n.t < verse.end_beats]

@@ -1,0 +1,97 @@
+"""Task variants ``<task>@<seed>``: ids and splits, the generated song behind a variant, and the validity
+rules on each template's variants (oracle >= 0.9, doing nothing and every near miss or cheat < 0.5, an
+exact repeat). Each variant scores five or six answers (a few renders each), so the examples are few."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_overdub.bench.tasks import bundled_bench, score_task, start_song
+from pytest_overdub.bench.variant_checks import check_variant
+from pytest_overdub.bench.variants import (TRAIN_SEEDS, parse_variant_id, split_of, templates,
+                                           train_ids, variant)
+from pytest_overdub.cli import main
+from pytest_overdub.errors import TaskError
+from pytest_overdub.generate import generate
+from pytest_overdub.render.stems import PROCESS_CACHE
+from pytest_overdub.song.submission import submission_from_data
+
+FEW = settings(max_examples=1, deadline=None, derandomize=True)
+
+
+def test_variant_ids_and_splits():
+    assert parse_variant_id("write-bassline@17") == ("write-bassline", 17)
+    assert split_of(1) == split_of(99) == "train" and split_of(1000) == split_of(10**9) == "test"
+    for seed in (0, 100, 999):
+        with pytest.raises(TaskError, match="not in a split"):
+            split_of(seed)
+    for bad in ("write-bassline", "write-bassline@", "write-bassline@x", "Write-bassline@1", "nope@3"):
+        with pytest.raises(TaskError):
+            parse_variant_id(bad)
+    assert len(train_ids()) == len(TRAIN_SEEDS) * len(templates())
+    assert train_ids("write-bassline")[:2] == ["write-bassline@1", "write-bassline@2"]
+
+
+def test_a_variant_is_its_generated_song_with_the_templates_setup():
+    bench = bundled_bench()
+    v = variant("write-bassline@17")
+    assert bench.task("write-bassline@17") == v.task and v.task.id == "write-bassline@17"
+    assert v.task.song == "gen-t1-17" and bench.song("gen-t1-17") == generate(17, 1).song
+    start = start_song(v.task, bench=bench)
+    assert start.track("Bass").clips == () and v.split == "train"
+    symbols = [c.symbol for c in v.made.truth.chords_of(v.made.truth.section("Verse"))]
+    roots = next(c for c in v.task.checks if c.id == "roots")
+    assert list(roots.chords) == symbols and ", ".join(symbols) in v.task.instruction
+
+
+@pytest.mark.parametrize("name", sorted(templates()))
+@FEW
+@given(seed=st.sampled_from(list(TRAIN_SEEDS)))
+def test_every_rule_holds_on_train_variants(name, seed):
+    failed = [(rule, msg) for rule, ok, msg, _ in check_variant(f"{name}@{seed}", trusted=True) if not ok]
+    assert failed == []
+
+
+@pytest.mark.parametrize("name", sorted(templates()))
+def test_a_test_split_variant_holds_and_repeats_exactly(name):
+    vid = f"{name}@1000"
+    results = check_variant(vid, trusted=True)
+    assert [(rule, msg) for rule, ok, msg, _ in results if not ok] == []
+    v = variant(vid)
+    first = results[0][3]
+    PROCESS_CACHE.clear()
+    again = score_task(v.task, submission_from_data(v.oracle.ops), bench=bundled_bench(), trusted=True)
+    assert [c.value for c in again.checks] == [c.value for c in first.checks] and again.score == first.score
+
+
+def test_start_and_score_take_a_variant_id(tmp_path, capsys):
+    song, ops = tmp_path / "start.json", tmp_path / "ops.json"
+    assert main(["start", "write-bassline@5", "--out", str(song)]) == 0
+    data = json.loads(song.read_text(encoding="utf-8"))
+    assert data["meta"]["task"] == "write-bassline@5" and data["id"] == "gen-t1-5"
+    ops.write_text(json.dumps(variant("write-bassline@5").oracle.ops), encoding="utf-8")
+    assert main(["score", "write-bassline@5", str(ops), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.split("\n", 1)[1])["score"] >= 0.9
+    assert main(["score", "write-bassline@500", str(ops)]) == 2
+    assert "not in a split" in capsys.readouterr().err
+
+
+def test_list_variants_lists_every_train_variant(capsys):
+    assert main(["list", "--variants", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [v["id"] for v in listed] == train_ids()
+    assert {v["split"] for v in listed} == {"train"} and all(1 <= v["seed"] <= 99 for v in listed)
+
+
+def test_a_task_file_cannot_claim_a_variant_id(tmp_path):
+    from pytest_overdub.bench.tasks import load_task
+
+    data = json.loads((bundled_bench().tasks_dir / "write-bassline.json").read_text(encoding="utf-8"))
+    path = tmp_path / "write-bassline@3.json"
+    path.write_text(json.dumps({**data, "id": "write-bassline@3"}), encoding="utf-8")
+    with pytest.raises(TaskError, match="reserved for variant ids"):
+        load_task(path)
