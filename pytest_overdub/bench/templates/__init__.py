@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from .base import Template
-from . import darken_keys, write_bassline
+from . import chorus_up_a_step, darken_keys, write_bassline
 
 TEMPLATES: dict[str, Template] = {
+    "edit-chorus-up-a-step": Template("edit-chorus-up-a-step", chorus_up_a_step.TIER, chorus_up_a_step.build),
     "mix-darken-keys": Template("mix-darken-keys", darken_keys.TIER, darken_keys.build),
     "write-bassline": Template("write-bassline", write_bassline.TIER, write_bassline.build),
 }
