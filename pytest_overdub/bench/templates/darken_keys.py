@@ -1,7 +1,8 @@
 """``mix-darken-keys@<seed>``: the keys of a generated tier-1 song are too bright; darken them at the same
 loudness, on their own track.
 
-The checks are the published task's (relative to the starting song, on the keys' own stem), the setup
+The checks are the published task's (relative to the starting song, on the keys' own stem) plus the same
+presence cut in the last chorus (the instruction's "all through the song"), the setup
 makes the problem on whatever chords part the song has: the chords track becomes Keys on ``core.keys``
 turned fully bright and bell-like (a Pad is replaced by the keys, its chords kept). Computed from the
 ground truth: the chords track, the verse's end (the verse-only cheat). The oracle is the published
@@ -30,10 +31,18 @@ def build(made: Generated, variant_id: str):
     if chords.name != "Keys":
         setup.append({"type": "track.set", "track": chords.track_id, "patch": {"name": "Keys"}})
     keys = ["Keys"]
+    last_chorus = [sec.name for sec in truth.sections if sec.name.startswith("Chorus")][-1]
     checks = [
         {"id": "presence", "label": "Keys presence band (4-8 kHz) vs before, own track", "kind": "measure",
          "metric": "band.presence", "unit": "dB", "target": [-6, -3], "soft": 2, "weight": 1, "tracks": keys,
          "relative": True, "stem": True},
+        # "all through the song": the cut is checked in the last chorus too, so a cut automated to the
+        # verse alone fails (on the whole song it can still reach the target when the verse carries most
+        # of the keys' presence, as on 9 of 99 train seeds before this check); weighed 2, so such a cut
+        # scores at most 1/3
+        {"id": "presence-chorus", "label": f"Keys presence band (4-8 kHz) vs before in {last_chorus}, own track",
+         "kind": "measure", "metric": "band.presence", "unit": "dB", "target": [-6, -3], "soft": 2, "weight": 2,
+         "tracks": keys, "relative": True, "stem": True, "section": last_chorus},
         {"id": "loudness", "label": "Keys loudness vs before, own track", "kind": "measure", "metric": "lufs",
          "unit": "LU", "target": [-1, 1], "soft": 1.5, "gate": True, "tracks": keys, "relative": True,
          "stem": True},
@@ -53,6 +62,6 @@ def build(made: Generated, variant_id: str):
                [{"type": "insert.add", "track": "Keys", "index": 0, "insert": SHELF, "ref": "eq"},
                 {"type": "auto.write", "track": "Keys", "insert": "$eq", "param": "high",
                  "points": f"0:-7 {verse_end - 0.05:g}:-7 {verse_end:g}:0 {truth.length_beats:g}:0"}],
-               ("presence",)),
+               ("presence-chorus",)),
     )
     return fields, oracle, misses
