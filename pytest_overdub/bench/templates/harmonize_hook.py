@@ -9,7 +9,14 @@ the chorus, and the hook as it was. The oracle is the truth's chord of each bar,
 root above E3 held for the bar on a pad (the hook's notes on strong beats are chord tones, so the triad
 holds its downbeat note). Near misses: every scale tone stacked on each downbeat (a cluster), the hook's
 downbeat note in three octaves, triads holding the hook note with a chromatic third and the song's key set
-to chromatic, the chords entering on beat two, the oracle muted, and muted and soloed at once.
+to chromatic, the chords entering on beat two, the oracle muted, and muted and soloed at once, one
+stacked-thirds chord on the tonic held through the chorus.
+
+Beyond the published checks, the new notes on strong beats must be tones of the truth's chords (at least
+3 in 4, ``chordTones``, a gate; the instruction names the chords): a five-note chord of stacked thirds
+(1-3-5-7-9) held through the whole chorus holds most hooks' downbeat notes and passed every published
+check on ``gen-t1-1`` and ``gen-t1-4``; against the truth's chords such a held chord reads at most 0.5
+(train seeds 1-30), seventh chords 0.75.
 """
 
 from __future__ import annotations
@@ -61,19 +68,26 @@ def build(made: Generated, variant_id: str):
     key = KeySig(chorus.key.tonic_pc, chorus.key.mode)
     key_name = truth.key.name
     most = NOTES_PER_BAR * chorus.bars
+    symbols = [c.symbol for c in truth.chords_of(chorus)]
+    span = [chorus.first_bar, chorus.first_bar + chorus.bars]
     instruction = (
         f"The {chords_part.lower()} sit out the chorus. Put chords under the {hook_name.lower()} in the chorus "
         f"(bars {chorus.first_bar + 1}-{chorus.first_bar + chorus.bars}, beats {lo:g}-{hi:g}) on a new track: "
         "on every downbeat (within 30 ms) a chord held for at least two beats, of three to five different "
         "pitch classes with no three notes stacked in seconds (like B3, C4, D4), all in "
-        f"{key_name}, containing the {hook_name.lower()} note that sounds on that downbeat; at most {most} "
+        f"{key_name}, containing the {hook_name.lower()} note that sounds on that downbeat and following the "
+        f"chorus's chords, {', '.join(symbols)}, one per bar (at least three in four of the notes sounding on "
+        f"beats one and three tones of the bar's chord); at most {most} "
         f"notes in the chorus, all in {key_name}, and loud enough to hear in the mix (at least -32 LUFS, mute "
         f"and solo honoured). Leave the {hook_name.lower()} exactly as it is.")
     checks = [
         {"id": "chords", "label": f"Chorus bars with a held in-key chord (3-5 pitch classes, no cluster) "
          f"containing the {hook_name.lower()} note", "kind": "chordsUnder", "target": [1, 1], "soft": 0.5,
          "gate": True, "tracks": "new", "melody": [hook_name],
-         "bars": [chorus.first_bar, chorus.first_bar + chorus.bars], "voices": 3, "maxVoices": 5, "hold": 2},
+         "bars": span, "voices": 3, "maxVoices": 5, "hold": 2},
+        {"id": "harmony", "label": "Share of new notes on beats 1 and 3 that are tones of the chorus's chords",
+         "kind": "chordTones", "target": [0.75, 1], "soft": 0.4, "gate": True, "tracks": "new", "from": lo,
+         "to": hi, "chords": symbols, "bars": span},
         {"id": "in-key", "label": f"Share of new notes in {key_name}", "kind": "inKey", "target": [0.95, 1],
          "soft": 0.4, "weight": 1, "tracks": "new"},
         {"id": "count", "label": "Notes of the new tracks in the chorus", "kind": "count", "target": [None, most],
@@ -117,11 +131,22 @@ def build(made: Generated, variant_id: str):
                [_track(), _clip(lo, length, _held(triads, bar_beats=bar, at=1.0))], ("chords",)),
         Answer("cheat-muted", "The oracle's chords on a muted track.",
                [_track(mute=True), _clip(lo, length, chords)], ("heard",)),
+        Answer("cheat-one-held-chord", f"The tonic's stacked thirds (1-3-5-7-9) held through the chorus: in key, "
+               f"holding most of the {hook_name.lower()}'s downbeat notes, deaf to the harmony.",
+               [_track(), _clip(lo, length, [{"p": p, "t": 0, "d": length - 0.1, "v": 0.7}
+                                             for p in _stacked(key)])], ("harmony",)),
         Answer("cheat-solo-muted", "The oracle's chords on a new track both soloed and muted: mute wins, and "
                "the solo silences the rest.", [_track(mute=True, solo=True), _clip(lo, length, chords)],
                ("heard",)),
     )
     return fields, oracle, misses
+
+
+def _stacked(key: KeySig) -> list[int]:
+    """The key's 1-3-5-7-9 from the tonic at E3 or the first one above."""
+    pcs = [key.scale_pcs[i] for i in (0, 2, 4, 6, 1)]
+    root = LOW + (pcs[0] - LOW) % 12
+    return [root + (pc - pcs[0]) % 12 + (12 if i == 4 else 0) for i, pc in enumerate(pcs)]
 
 
 def _downbeat_pc(hook: list[tuple[float, int, float]], beat: float) -> int | None:
