@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from .base import Template
-from . import darken_keys, write_bassline
+from . import (chorus_up_a_step, counter_melody, darken_keys, drum_groove, harmonize_hook, quantize_swing,
+               write_bassline)
 
 TEMPLATES: dict[str, Template] = {
+    "edit-chorus-up-a-step": Template("edit-chorus-up-a-step", chorus_up_a_step.TIER, chorus_up_a_step.build),
+    "edit-quantize-swing": Template("edit-quantize-swing", quantize_swing.TIER, quantize_swing.build),
     "mix-darken-keys": Template("mix-darken-keys", darken_keys.TIER, darken_keys.build),
     "write-bassline": Template("write-bassline", write_bassline.TIER, write_bassline.build),
+    "write-counter-melody": Template("write-counter-melody", counter_melody.TIER, counter_melody.build),
+    "write-drum-groove": Template("write-drum-groove", drum_groove.TIER, drum_groove.build),
+    "write-harmonize-hook": Template("write-harmonize-hook", harmonize_hook.TIER, harmonize_hook.build),
 }

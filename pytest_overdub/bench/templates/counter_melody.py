@@ -1,0 +1,158 @@
+"""``write-counter-melody@<seed>``: write a counter-melody for the chorus of a generated tier-1 song on a
+new track.
+
+Nothing is set up: the song is the problem (a chorus with one melody). The checks are the published
+task's, over the chorus the truth has: two to eight notes a bar, at least four pitches, at least three
+turns, in the song's key, within an octave and a half, no semitone rub against the hook on a strong beat,
+at most a quarter of its notes doubling the hook, no copy of the bass, chords or hook (moved, transposed,
+or in another rhythm), heard in the chorus, and the hook as it was. The oracle is computed from the truth:
+a half-note line on the strong beats, each note a tone of the bar's chord that the hook is not sounding
+there (so it neither doubles nor rubs: a triad's tones lie three to five semitones apart), in the octave
+under the hook's lowest chorus note, alternating the higher and the lower tone left. Near misses: the
+hook an octave down (in place, a beat late, and in a new rhythm), a diatonic third under the hook, one
+note on every beat, the oracle in the verse, the oracle on a muted track.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...generate.build import Generated
+from ...generate.harmony import KeySig
+from .base import Answer
+
+TIER = 1
+NOTES_PER_BAR = (2, 8)
+HALF = 2.0  # beats: the oracle's note length and its strong-beat step
+
+
+def _placed(song, name: str, span: tuple[float, float]) -> list[tuple[float, int, float, float]]:
+    """(start, pitch, dur, velocity) of the notes of ``name`` starting in ``span``, in time order."""
+    lo, hi = span
+    return sorted((c.start + n.t, n.p, n.d, n.v) for c in song.track(name).clips for n in c.notes
+                  if lo <= c.start + n.t < hi)
+
+
+def _line(truth, section, hook: list[tuple[float, int, float, float]]) -> list[tuple[float, int]]:
+    """(start, pitch) of the oracle's half notes over ``section``."""
+    key = KeySig(section.key.tonic_pc, section.key.mode)
+    top = min(p for _, p, _, _ in hook) - 1
+    out = []
+    for i, ch in enumerate(truth.chords_of(section)):
+        pcs = key.chord(ch.degree).pcs
+        for k in range(int(truth.beats_per_bar // HALF)):
+            beat = ch.start_beats + k * HALF
+            heard = {p % 12 for s, p, d, _ in hook if s <= beat + 1e-6 < s + d}
+            cands = sorted(top - (top - pc) % 12 for pc in pcs if pc not in heard)
+            out.append((beat, cands[-1] if (2 * i + k) % 2 == 0 else cands[0]))
+    return out
+
+
+def _track(name: str, *, mute: bool = False) -> dict[str, Any]:
+    track = {"name": name, "instrument": {"device": "core.keys", "params": {}}, "gain": 0}
+    if mute:
+        track["mute"] = True
+    return {"type": "track.add", "track": track, "ref": "ctr"}
+
+
+def _clip(start: float, length: float, notes: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "clip.add", "track": "$ctr", "clip": {"start": start, "length": length, "name": "counter",
+                                                          "notes": notes}}
+
+
+def build(made: Generated, variant_id: str):
+    truth, song = made.truth, made.song
+    chorus, verse = truth.section("Chorus"), truth.section("Verse")
+    lo, hi = chorus.start_beats, chorus.end_beats
+    hook_name = truth.part("lead").name
+    against = [truth.part("bass").name, truth.part("chords").name, hook_name]
+    key = truth.key.name
+    lo_n, hi_n = NOTES_PER_BAR[0] * chorus.bars, NOTES_PER_BAR[1] * chorus.bars
+    sel = {"tracks": "new", "from": lo, "to": hi}
+    instruction = (
+        f"Write a counter-melody for the chorus (bars {chorus.first_bar + 1}-{chorus.first_bar + chorus.bars}, "
+        f"beats {lo:g}-{hi:g}) on a new track: {lo_n} to {hi_n} notes, at least four different pitches, a line "
+        f"whose top voice changes direction at least three times, in {key}, within an octave and a half, no "
+        f"semitone rubs (minor seconds, major sevenths, minor ninths) against the {hook_name.lower()} on beats "
+        f"one and three, at most a quarter of its notes doubling the {hook_name.lower()} (the same pitch class "
+        f"starting together, within 30 ms), its own line rather than a copy of the "
+        f"{', '.join(a.lower() for a in against)} (no one time shift and transposition, by semitones or by "
+        "steps of the scale, may put more than half of it on another part's notes, and no more than half of "
+        "it may play runs of five notes of their melody in any rhythm), and loud enough to hear in the mix (at "
+        f"least -32 LUFS in the chorus, mute and solo honoured). Leave the {hook_name.lower()} exactly as it is.")
+    checks = [
+        {"id": "count", "label": "Notes in the new line, chorus", "kind": "count", "target": [lo_n, hi_n],
+         "soft": 1.5 * chorus.bars, "weight": 1, **sel},
+        {"id": "pitches", "label": "Different pitches in the new line", "kind": "distinct", "target": [4, None],
+         "soft": 2, "gate": True, **sel},
+        {"id": "contour", "label": "Changes of direction in the new line", "kind": "turns", "target": [3, None],
+         "soft": 2, "weight": 1, **sel},
+        {"id": "in-key", "label": f"Share of new notes in {key}", "kind": "inKey", "target": [0.95, 1],
+         "soft": 0.4, "weight": 1, **sel},
+        {"id": "clashes", "label": f"Strong beats clashing with the {hook_name.lower()}", "kind": "clashes",
+         "target": [0, 0], "soft": 3, "weight": 2, **sel, "against": [hook_name]},
+        {"id": "span", "label": "Range of the new line", "kind": "span", "unit": "semitones", "target": [0, 18],
+         "soft": 6, "weight": 1, **sel},
+        {"id": "doubling", "label": f"Share of notes doubling the {hook_name.lower()}", "kind": "doubling",
+         "target": [0, 0.25], "soft": 0.5, "weight": 1, **sel, "against": [hook_name]},
+        {"id": "copy", "label": f"Largest share of a new track that copies the {', '.join(a.lower() for a in against)} "
+         "(moved and transposed)", "kind": "copied", "target": [0, 0.5], "soft": 0.25, "gate": True, **sel,
+         "against": against},
+        {"id": "heard", "label": "Loudness of the new tracks in the chorus as the mix plays it", "kind": "measure",
+         "metric": "lufs", "unit": "LUFS", "target": [-32, None], "soft": 10, "gate": True, "tracks": "new",
+         "section": chorus.name},
+        {"id": "hook", "label": f"{hook_name} notes as they were", "kind": "unchanged", "target": [1, 1],
+         "soft": 0.5, "gate": True, "tracks": [hook_name]},
+    ]
+    fields = {"family": "writing", "title": "Write a counter-melody", "instruction": instruction,
+              "scope": {"new": True}, "setup": [], "checks": checks}
+    hook = _placed(song, hook_name, (lo, hi))
+    line = [{"p": p, "t": t - lo, "d": HALF, "v": 0.8} for t, p in _line(truth, chorus, hook)]
+    length = hi - lo
+    oracle = Answer("oracle", f"Half notes on the strong beats under the {hook_name.lower()}: tones of each "
+                    f"bar's chord the {hook_name.lower()} is not sounding, alternating high and low.",
+                    [_track("Counter"), _clip(lo, length, line)])
+    octave_down = [{"p": p - 12, "t": t - lo, "d": d, "v": v} for t, p, d, v in hook]
+    late = [{**n, "t": n["t"] + 1} for n in octave_down if n["t"] + 1 < length]
+    scale = KeySig(chorus.key.tonic_pc, chorus.key.mode).scale_pcs
+    thirds = [{"p": _third_below(p, scale), "t": t - lo, "d": d, "v": v} for t, p, d, v in hook]
+    tops = _merged([p for _, p, _, _ in hook])
+    rhythm = [{"p": p - 12, "t": 0.5 + 0.75 * i, "d": 0.75, "v": 0.8} for i, p in enumerate(tops)
+              if 0.5 + 0.75 * i + 0.75 <= length]
+    tonic = line[0]["p"] - (line[0]["p"] - chorus.key.tonic_pc) % 12
+    misses = (
+        Answer("cheat-octave-copy", f"The {hook_name.lower()} copied an octave down on a new track.",
+               [_track("Counter"), _clip(lo, length, octave_down)], ("copy",)),
+        Answer("cheat-delayed-copy", f"The {hook_name.lower()} an octave down and one beat late, a canon.",
+               [_track("Counter"), _clip(lo, length, late)], ("copy",)),
+        Answer("cheat-hook-new-rhythm", f"The {hook_name.lower()}'s notes an octave down in a new rhythm, a "
+               "dotted eighth each from the and of one: the melody is the hook's all the same.",
+               [_track("Counter"), _clip(lo, length, rhythm)], ("copy",)),
+        Answer("cheat-parallel-thirds", f"The {hook_name.lower()} a diatonic third below, note for note.",
+               [_track("Counter"), _clip(lo, length, thirds)], ("copy",)),
+        Answer("cheat-one-note", "The tonic on every beat of the chorus: in key, never a melody.",
+               [_track("Counter"), _clip(lo, length, [{"p": tonic, "t": float(b), "d": 1, "v": 0.8}
+                                                      for b in range(int(length))])], ("pitches", "contour")),
+        Answer("in-the-verse", "The oracle's line written into the verse, where nobody asked for it.",
+               [_track("Counter"), _clip(verse.start_beats, verse.end_beats - verse.start_beats,
+                                         line[:int((verse.end_beats - verse.start_beats) / HALF)])], ("count",)),
+        Answer("cheat-muted", "The oracle's line on a muted new track: written, never heard.",
+               [_track("Counter", mute=True), _clip(lo, length, line)], ("heard",)),
+    )
+    return fields, oracle, misses
+
+
+def _merged(pitches: list[int]) -> list[int]:
+    return [p for i, p in enumerate(pitches) if i == 0 or p != pitches[i - 1]]
+
+
+def _third_below(p: int, scale: tuple[int, ...]) -> int:
+    """Two steps of ``scale`` under ``p`` (a scale tone)."""
+    below = p - 1
+    steps = 0
+    while True:
+        if below % 12 in scale:
+            steps += 1
+            if steps == 2:
+                return below
+        below -= 1

@@ -1,0 +1,34 @@
+"""Variants where a first version of a template broke the validity rules, pinned (each scores one variant's
+answers, a few renders each)."""
+
+from __future__ import annotations
+
+from pytest_overdub.bench.variant_checks import check_variant
+
+
+def _rows(variant_id: str) -> dict:
+    return {rule: (ok, msg, result) for rule, ok, msg, result in check_variant(variant_id, trusted=True)}
+
+
+def test_chorus_up_a_step_fails_a_dropped_chords_part_whatever_its_share_of_the_notes():
+    # seed 5: a Pad holds 24 of the chorus's 104 pitched notes; one pooled transposed gate (soft 0.5) let
+    # the chords deleted instead of moved score 0.538
+    rows = _rows("edit-chorus-up-a-step@5")
+    ok, msg, result = rows["cheat:cheat-drop-keys"]
+    assert ok, msg
+    assert result.check("moved-chords").score == 0.0 and result.check("moved-bass").score == 1.0
+    assert rows["oracle"][0], rows["oracle"][1]
+
+
+def test_chorus_up_a_step_oracle_passes_where_the_key_meter_misreads_the_chorus():
+    # seed 3: D minor moved up reads as A minor to the key meter; the new key is read from the notes
+    ok, msg, result = _rows("edit-chorus-up-a-step@3")["oracle"]
+    assert ok, msg
+    assert result.check("heard").value == 1.0
+
+
+def test_drum_groove_oracle_is_heard_once_the_kit_carries_the_kick():
+    # seed 1: the Kit at its generated level played the oracle's groove at -30.5 LUFS, under the -30 target
+    ok, msg, result = _rows("write-drum-groove@1")["oracle"]
+    assert ok, msg
+    assert result.check("heard").value >= -28.0
