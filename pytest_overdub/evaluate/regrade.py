@@ -100,7 +100,8 @@ def _rescore_folder(path: Path, task: Any, bench: Any) -> tuple[str, float, str 
     return ("invalid", 0.0, result.error, sha) if result.error else ("scored", result.score, None, sha)
 
 
-def _row(trial: Trial, path: Path, status: str, score: float, reason: str | None, sha: str | None) -> dict[str, Any]:
+def _row(trial: Trial, path: Path, status: str, score: float, reason: str | None,
+         sha: str | None) -> dict[str, Any]:
     return {"trial": f"{trial.task}/{trial.trial}", "answer": path.name, "status_before": trial.status,
             "status_after": status, "score_before": trial.score, "score_after": score,
             "passed_before": bool(trial.passed), "passed_after": score >= trial.pass_line, "reason": reason,

@@ -96,7 +96,8 @@ def test_no_answer_folder_fails_and_a_garbage_or_linked_answer_is_invalid(tmp_pa
                           '  1) mkdir answer && echo "{not json" > answer/notes.json ;;\n'
                           '  2) mkdir answer && ln -s /etc/hostname answer/notes.json ;;\n'
                           'esac\n')
-    assert main(["eval", "--agent-cmd", cmd, "--agent-id", "t", "--tasks", NOTES, "--trials", "3", "--out", str(out)]) == 0
+    assert main(["eval", "--agent-cmd", cmd, "--agent-id", "t", "--tasks", NOTES, "--trials", "3",
+                 "--out", str(out)]) == 0
     none, garbage, linked = (result(out, NOTES, k) for k in range(3))
     assert (none["status"], none["score"]) == ("failed", 0.0)
     assert none["reason"] == "no answer: the agent wrote no workspace/answer/ folder"
@@ -108,7 +109,8 @@ def test_no_answer_folder_fails_and_a_garbage_or_linked_answer_is_invalid(tmp_pa
 
 def test_an_empty_audio_answer_folder_is_invalid_naming_the_missing_file(tmp_path):
     out = tmp_path / "out"
-    assert main(["eval", "--agent-cmd", agent(tmp_path, "mkdir answer\n"), "--agent-id", "t", "--tasks", AUDIO, "--out", str(out)]) == 0
+    cmd = agent(tmp_path, "mkdir answer\n")
+    assert main(["eval", "--agent-cmd", cmd, "--agent-id", "t", "--tasks", AUDIO, "--out", str(out)]) == 0
     rec = result(out, AUDIO)
     assert rec["status"] == "invalid" and "master" in rec["reason"], rec["reason"]
 
