@@ -142,65 +142,40 @@ def _start_transcription(task, bench: Bench, out_text: str | None) -> int:
     path is printed."""
     import shutil
 
-    from ..transcribe.inputs import mix_wav
+    from .handoff import MIX, input_files
 
-    path = mix_wav(task, bench.song(task.song))
     if out_text is None:
-        print(path)
+        print(input_files(task, bench)[MIX])
         return 0
-    is_wav = out_text.lower().endswith(".wav")
-    out = output_file(out_text, what="mix file", suffixes=(".wav",)) if is_wav else \
-        output_dir(out_text, what="folder for the task's mix")
-    try:
-        if is_wav:
-            shutil.copyfile(path, out)
-        else:
-            out.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, out / "mix.wav")
-            (out / "INSTRUCTION.md").write_text(transcription_instruction(task), encoding="utf-8")
-    except OSError as exc:
-        raise OverdubError(f"--out {out}: cannot write: {exc.strerror}") from None
-    print(f"wrote {out}" if is_wav else f"wrote mix.wav and INSTRUCTION.md into {out}")
+    if out_text.lower().endswith(".wav"):
+        out = output_file(out_text, what="mix file", suffixes=(".wav",))
+        try:
+            shutil.copyfile(input_files(task, bench)[MIX], out)
+        except OSError as exc:
+            raise OverdubError(f"--out {out}: cannot write: {exc.strerror}") from None
+        print(f"wrote {out}")
+        return 0
+    _write_folder(task, bench, output_dir(out_text, what="folder for the task's mix"))
     return 0
-
-
-def transcription_instruction(task) -> str:
-    """A transcription task's instruction, what it hands over and the answer's forms."""
-    parts = ", ".join(f"`{p}`" for p in task.parts)
-    return (f"# {task.title} ({task.id})\n\n{task.instruction}\n\n## Input\n\n- `mix.wav` (48 kHz, 24-bit, "
-            f"stereo); time 0 is its first sample\n\n## Hand back\n\nThe notes of {parts}, as `notes.json` "
-            "(`{\"time\": \"seconds\", \"parts\": {\"<part>\": [{\"p\": 60, \"t\": 0.0, \"d\": 0.5}]}}`, or "
-            "`\"time\": \"beats\"` with your `\"tempo\"`) or `notes.mid` (one track per part, named for it).\n")
 
 
 def _start_audio(task, bench: Bench, out_text: str | None) -> int:
     """The inputs (copied from the cache, rendered first if needed) and INSTRUCTION.md into ``out_text``."""
-    import shutil
-
-    from .audio.inputs import ensure_inputs
-
     if out_text is None:
         raise UsageError(f"{task.id} is an audio task: give --out DIR, the folder to write its input WAVs into")
-    out = output_dir(out_text, what="folder for the task's input WAVs")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for name, path in ensure_inputs(task, bench).items():
-            (out / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, out / name)
-        (out / "INSTRUCTION.md").write_text(audio_instruction(task), encoding="utf-8")
-    except OSError as exc:
-        raise OverdubError(f"--out {out}: cannot write: {exc.strerror}") from None
-    print(f"wrote {', '.join(i.name for i in task.inputs)} and INSTRUCTION.md into {out}")
+    _write_folder(task, bench, output_dir(out_text, what="folder for the task's input WAVs"))
     return 0
 
 
-def audio_instruction(task) -> str:
-    """An audio task's instruction, its input files and the files to hand back."""
-    ins = "\n".join(f"- `{i.name}`" for i in task.inputs)
-    outs = "\n".join(f"- `{a.name}`: {a.what}" + (f" ({a.bits}-bit PCM)" if a.bits else "") for a in task.answer)
-    return (f"# {task.title} ({task.id})\n\n{task.instruction}\n\n## Inputs (48 kHz, 24-bit, stereo)\n\n{ins}\n\n"
-            f"## Hand back (a folder holding these files; WAV or FLAC, 48 kHz stereo)\n\n{outs}\n")
+def _write_folder(task, bench: Bench, out: Path) -> None:
+    from .handoff import instruction, write_inputs
 
+    try:
+        names = write_inputs(task, bench, out)
+        (out / "INSTRUCTION.md").write_text(instruction(task), encoding="utf-8")
+    except OSError as exc:
+        raise OverdubError(f"--out {out}: cannot write: {exc.strerror}") from None
+    print(f"wrote {', '.join(names)} and INSTRUCTION.md into {out}")
 
 
 def score_main(argv: list[str]) -> int:

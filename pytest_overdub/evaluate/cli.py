@@ -22,7 +22,9 @@ EPILOG = """examples:
   overdub eval --agent-cmd 'python my_agent.py' --agent-id mine --trials 3 --out runs/mine
   overdub eval --agent replay:answers --agent-id oracle --tasks mix --parallel 2
 the agent runs in OUT/<task>/<trial>/workspace (start.json, instruction.md; the instruction also on stdin)
-and answers with workspace/answer.json or through its MCP session ($OVERDUB_MCP); exit 75 = retry."""
+and answers with workspace/answer.json or through its MCP session ($OVERDUB_MCP); exit 75 = retry.
+an audio or transcription task's workspace holds its input files and instruction.md instead; the answer is
+the folder workspace/answer/ holding the files the instruction names."""
 
 
 def _label(text: str) -> str:
@@ -60,7 +62,8 @@ def parser() -> Parser:
     who.add_argument("--agent-cmd", metavar="CMD", help="the agent: a shell command run in each trial's workspace")
     who.add_argument("--agent", metavar="replay:DIR", type=arg(_agent),
                      help="score stored answers instead: DIR/<task>.json, DIR/<task>/<trial>.json or an earlier "
-                          "run's DIR/<task>/<trial>/answer.json")
+                          "run's DIR/<task>/<trial>/answer.json; an audio or transcription task: the folder "
+                          "DIR/<task>/<trial>/answer/, DIR/<task>/<trial>/ or DIR/<task>/")
     p.add_argument("--agent-id", metavar="LABEL", type=arg(_label),
                    help="the agent's name in the results (required with --agent-cmd; default with --agent: replay)")
     p.add_argument("--tasks", metavar="ID,ID,...|FAMILY|all", default="all",

@@ -20,7 +20,7 @@ from ..errors import UsageError
 
 RUN_FORMAT = "overdub-eval/1"
 STATUSES = ("scored", "failed", "timeout", "invalid", "infra")
-ANSWER_SOURCES = ("answer.json", "calls.json")
+ANSWER_SOURCES = ("answer.json", "calls.json", "answer/")
 
 
 @dataclass(frozen=True)

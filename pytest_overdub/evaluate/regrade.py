@@ -1,7 +1,8 @@
 """``overdub report OUT --regrade``: rescore every stored answer with the installed bench.
 
 The answer that was scored is ``OUT/<task>/<trial>/answer.json`` (the runner's copy), else the file its
-``answer_source`` names (``answer.json`` or ``calls.json``) in the trial folder; it is read as a submission (:func:`~pytest_overdub.song.submission.load_submission`) and scored on the installed
+``answer_source`` names (``answer.json`` or ``calls.json``) in the trial folder; a file task's answer is
+the folder ``answer/`` (``answer_source`` ``"answer/"``), rescored as the trial scored it; it is read as a submission (:func:`~pytest_overdub.song.submission.load_submission`) and scored on the installed
 task (:func:`~pytest_overdub.bench.tasks.score_task`). Only ``scored`` and ``invalid`` trials are
 regraded: a ``failed`` or ``timeout`` trial scored 0 because of the agent, not the grader. An answer that
 no longer reads as a submission, or whose ops are refused, scores 0 (status ``invalid``); an answer whose
@@ -41,7 +42,8 @@ def regrade(run: Run) -> dict[str, Any]:
             skipped.append({"trial": name, "why": "the installed bench has no such task"})
             continue
         if path is None:
-            names = " and ".join(dict.fromkeys(("answer.json", trial.answer_source)))
+            names = "answer/" if trial.answer_source == "answer/" else \
+                " and ".join(dict.fromkeys(("answer.json", trial.answer_source)))
             skipped.append({"trial": name, "why": f"{names} missing"})
             continue
         row = _rescore(trial, path, tasks[trial.task], bench)
@@ -60,6 +62,8 @@ def regrade(run: Run) -> dict[str, Any]:
 
 
 def _answer_path(trial: Trial) -> Path | None:
+    if trial.answer_source == "answer/":  # a file task's answer folder
+        return trial.folder / "answer" if (trial.folder / "answer").is_dir() else None
     for name in ("answer.json", trial.answer_source):
         if name is not None and (trial.folder / name).is_file():
             return trial.folder / name
@@ -70,6 +74,9 @@ def _rescore(trial: Trial, path: Path, task: Any, bench: Any) -> dict[str, Any]:
     from ..bench.tasks import score_task
     from ..song.submission import load_submission
 
+    if path.is_dir():
+        status, score, reason, sha = _rescore_folder(path, task, bench)
+        return _row(trial, path, status, score, reason, sha)
     try:
         sub = load_submission(path)
     except OverdubError as exc:
@@ -78,6 +85,23 @@ def _rescore(trial: Trial, path: Path, task: Any, bench: Any) -> dict[str, Any]:
         result = score_task(task, sub, bench=bench)
         status = "invalid" if result.error else "scored"  # refused ops: the runner's "invalid" too
         score, reason, sha = (0.0 if result.error else result.score), result.error, sub.sha256
+    return _row(trial, path, status, score, reason, sha)
+
+
+def _rescore_folder(path: Path, task: Any, bench: Any) -> tuple[str, float, str | None, str]:
+    """A file task's stored ``answer/`` folder, scored as the trial scored it."""
+    from .files import folder_sha256, score_folder
+
+    sha = folder_sha256(path)
+    try:
+        result = score_folder(task, path, bench=bench)
+    except OverdubError as exc:
+        return "invalid", 0.0, str(exc), sha
+    return ("invalid", 0.0, result.error, sha) if result.error else ("scored", result.score, None, sha)
+
+
+def _row(trial: Trial, path: Path, status: str, score: float, reason: str | None,
+         sha: str | None) -> dict[str, Any]:
     return {"trial": f"{trial.task}/{trial.trial}", "answer": path.name, "status_before": trial.status,
             "status_after": status, "score_before": trial.score, "score_after": score,
             "passed_before": bool(trial.passed), "passed_after": score >= trial.pass_line, "reason": reason,

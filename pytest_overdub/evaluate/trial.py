@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..bench.handoff import is_file_task
 from .records import result_record, write_json
+from .files import ANSWER_DIR
 from .workspace import ANSWER, LOG, agent_env, fresh_trial_dir, prepare_workspace, remove, trial_dir
 
 
@@ -42,7 +44,15 @@ def run_trial(spec: TrialSpec) -> dict[str, Any]:
     run_dir = trial_dir(Path(spec.out), spec.task_id, spec.trial)
     fresh_trial_dir(run_dir)
     base = {"task": task, "trial": spec.trial, "pass_line": spec.pass_line, "grader_hash": grader_hash(task)}
-    if spec.replay_dir is not None:
+    if spec.replay_dir is not None and is_file_task(task):
+        found = replay_folder(Path(spec.replay_dir), spec.task_id, spec.trial)
+        if found is None:
+            d = spec.replay_dir
+            rec = result_record(**base, status="failed", reason=f"no answer: none of {d}/{spec.task_id}/"
+                                f"{spec.trial}/answer/, {d}/{spec.task_id}/{spec.trial}/, {d}/{spec.task_id}/")
+        else:
+            rec = score_folder_answer(base, task, bench, found, run_dir=run_dir, fields={})
+    elif spec.replay_dir is not None:
         found = replay_answer(Path(spec.replay_dir), spec.task_id, spec.trial)
         if found is None:
             d = spec.replay_dir
@@ -66,12 +76,27 @@ def replay_answer(folder: Path, task_id: str, trial: int) -> Path | None:
     return None
 
 
+def replay_folder(folder: Path, task_id: str, trial: int) -> Path | None:
+    """A stored answer folder of a file task: ``DIR/<task>/<trial>/answer/`` (an earlier run's trial
+    folder), ``DIR/<task>/<trial>/`` (one holding no ``result.json``), or ``DIR/<task>/`` (one answer for
+    every trial; only when it holds no folder named by a trial number), the first that exists."""
+    here, mine = folder / task_id, folder / task_id / str(trial)
+    if (mine / ANSWER_DIR).is_dir():
+        return mine / ANSWER_DIR
+    if mine.is_dir() and not (mine / "result.json").exists():
+        return mine
+    if here.is_dir() and not any(p.is_dir() and p.name.isdigit() for p in here.iterdir()):
+        return here
+    return None
+
+
 def _agent_trial(spec: TrialSpec, base: dict, task: Any, bench: Any, run_dir: Path) -> dict[str, Any]:
     from . import outputs
     from .agents import INFRA_EXIT, last_line, run_agent
 
     assert spec.agent_cmd is not None
-    env = agent_env(task_id=spec.task_id, trial=spec.trial, run_dir=run_dir, passed=dict(spec.env_pass))
+    env = agent_env(task_id=spec.task_id, trial=spec.trial, run_dir=run_dir, passed=dict(spec.env_pass),
+                    file_task=is_file_task(task))
     log = run_dir / LOG
     retry_reasons: list[str] = []
     while True:
@@ -99,6 +124,12 @@ def _agent_trial(spec: TrialSpec, base: dict, task: Any, bench: Any, run_dir: Pa
     if end.exit_code != 0:
         return result_record(**base, status="failed", reason=f"the agent exited with code {end.exit_code}{tail}",
                              **fields)
+    if is_file_task(task):
+        answer = run_dir / "workspace" / ANSWER_DIR
+        if not (answer.exists() or answer.is_symlink()):
+            return result_record(**base, status="failed", reason="no answer: the agent wrote no "
+                                 "workspace/answer/ folder", **fields)
+        return score_folder_answer(base, task, bench, answer, run_dir=run_dir, fields=fields)
     found = outputs.find_answer(run_dir)
     if found is None:
         return result_record(**base, status="failed", reason="no answer: the agent wrote no workspace/answer.json "
@@ -131,6 +162,29 @@ def score_answer(base: dict, task: Any, bench: Any, path: Path, *, source: str, 
                              **fields)
     if scored.error:
         return result_record(**base, status="invalid", reason=_one_line(scored.error), scored=scored, **fields)
+    return result_record(**base, status="scored", scored=scored, **fields)
+
+
+def score_folder_answer(base: dict, task: Any, bench: Any, path: Path, *, run_dir: Path,
+                        fields: dict[str, Any]) -> dict[str, Any]:
+    """Copy a file task's answer folder to ``answer/`` in the trial folder and score the copy; an answer
+    that cannot be read is ``invalid`` with the reader's reason."""
+    from ..errors import OverdubError
+    from .files import SOURCE, copy_answer, folder_sha256, score_folder
+
+    fields = {**fields, "answer_source": SOURCE}
+    kept = run_dir / ANSWER_DIR
+    try:
+        remove(kept)
+        copy_answer(path, kept)
+        fields["answer_sha256"] = folder_sha256(kept)
+        scored = score_folder(task, kept, bench=bench)
+    except OverdubError as exc:
+        return result_record(**base, status="invalid", reason=_one_line(str(exc).replace(str(run_dir) + "/", "")),
+                             **fields)
+    if scored.error:
+        return result_record(**base, status="invalid", reason=_one_line(scored.error.replace(str(run_dir) + "/", "")),
+                             scored=scored, **fields)
     return result_record(**base, status="scored", scored=scored, **fields)
 
 

@@ -338,7 +338,7 @@ def main(argv: list[str]) -> int:
     import asyncio
 
     from ..bench.commands import BENCH_HELP, bench_dir
-    from ..cliargs import Parser, arg, input_file, output_file
+    from ..cliargs import Parser, arg, input_file, output_dir, output_file
 
     parser = Parser(prog="overdub mcp",
                     description="Serve the studio (read, edit, define devices, render and measure) as an MCP "
@@ -352,6 +352,9 @@ def main(argv: list[str]) -> int:
                         help="write the edits here after each one, {calls: [...]}; overdub score TASK LOG "
                              "scores the song they make")
     parser.add_argument("--bench", type=arg(bench_dir), help=BENCH_HELP + "; with --task")
+    parser.add_argument("--inputs", type=arg(output_dir, what="folder for the task's input files"),
+                        help="an audio or transcription task: write its input files here (default: <log>-inputs/ "
+                             "beside --log, else a temporary folder); get_task names them")
     parser.add_argument("--trust-kernels", action="store_true",
                         help="run song-defined devices in-process instead of the sandbox")
     parser.add_argument("--weak-sandbox", action="store_true",
@@ -360,6 +363,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.bench is not None and args.task is None:
         parser.error("--bench goes with --task (a song file is opened as it is)")
+    if args.inputs is not None and args.task is None:
+        parser.error("--inputs goes with --task (an audio or transcription task's input files)")
     if args.song is not None and args.log is not None and args.log.resolve() == args.song.resolve():
         parser.error(f"--log {args.log} is the song file; the log would overwrite it (log to another .json)")
     if args.weak_sandbox:
@@ -379,5 +384,10 @@ def _open(args: Any) -> Any:
 
     trusted = True if args.trust_kernels else None
     if args.task is not None:
+        from .files import open_file_task
+
+        files = open_file_task(args.task, bench=args.bench, inputs_dir=args.inputs, log_path=args.log)
+        if files is not None:
+            return files
         return Studio.for_task(args.task, bench=args.bench, log_path=args.log, trusted=trusted)
     return Studio.for_song(args.song, log_path=args.log, trusted=trusted)

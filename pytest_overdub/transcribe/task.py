@@ -92,6 +92,9 @@ class TranscriptionTask(_Model):
     gate: str
     grid: float = Field(default=0.25, gt=0, description="the song's grid, beats (rhythm)")
     weights: dict[str, float] = Field(default_factory=dict)
+    split: Literal["train", "test"] = Field(
+        default="train", description="train (default): open for tuning; test: the held-out release gate "
+                                     "(as a song task's split; overdub eval --split selects by it)")
 
     @model_validator(mode="after")
     def _consistent(self) -> "TranscriptionTask":
