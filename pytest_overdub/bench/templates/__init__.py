@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from .base import Template
-from . import darken_keys, write_bassline
+from . import chorus_lift, darken_keys, write_bassline
 
 TEMPLATES: dict[str, Template] = {
+    "mix-chorus-lift": Template("mix-chorus-lift", chorus_lift.TIER, chorus_lift.build),
     "mix-darken-keys": Template("mix-darken-keys", darken_keys.TIER, darken_keys.build),
     "write-bassline": Template("write-bassline", write_bassline.TIER, write_bassline.build),
 }
