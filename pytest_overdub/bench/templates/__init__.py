@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from .base import Template
-from . import chorus_lift, darken_keys, write_bassline
+from . import chorus_lift, darken_keys, mono_low_end, write_bassline
 
 TEMPLATES: dict[str, Template] = {
     "mix-chorus-lift": Template("mix-chorus-lift", chorus_lift.TIER, chorus_lift.build),
     "mix-darken-keys": Template("mix-darken-keys", darken_keys.TIER, darken_keys.build),
+    "mix-mono-low-end": Template("mix-mono-low-end", mono_low_end.TIER, mono_low_end.build),
     "write-bassline": Template("write-bassline", write_bassline.TIER, write_bassline.build),
 }
