@@ -6,7 +6,9 @@ the side of the mix under 120 Hz at least 30 dB under its mid, the side of the h
 loudness, its low end and the bass's own low end as they were. Computed from the ground truth: the bass
 track. The oracle is the published one, a width stage at 0 after the chorus on the bass. Near misses and
 cheats: the whole master collapsed to mono (the highs too), the bass pulled 20 dB down, a 120 Hz and a
-250 Hz high-pass on the bass (the low end cut, not made mono), the bass muted.
+250 Hz high-pass on the bass (the low end cut, not made mono), the bass muted. The bass's own low end is
+what fails the cheats that cut it on every seed: the mix's low end under 250 Hz may still hold where the
+kick owns it.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def build(made: Generated, variant_id: str):
                                                                      "params": {"width": 0}}}], ("highs",)),
         Answer("cheat-bass-down", "The bass fader pulled down 20 dB: the bass loses its low end rather than "
                "having it made mono.", [{"type": "track.set", "track": name, "patch": {"gain": gain_db - 20}}],
-               ("bass", "lowend")),
+               ("bass",)),
         Answer("cheat-highpass-120", "A 120 Hz high-pass on the bass: what was smeared under 120 Hz is cut "
                "instead of made mono, taking the bass's fundamentals with it.",
                [{"type": "insert.add", "track": name, "insert": {"device": "core.eq", "params": {"hp": 120}}}],
@@ -60,7 +62,7 @@ def build(made: Generated, variant_id: str):
         Answer("cheat-highpass-bass", "A 250 Hz high-pass on the bass: the smeared low end is gone rather than "
                "made mono, and the bass with it.",
                [{"type": "insert.add", "track": name, "insert": {"device": "core.eq", "params": {"hp": 250}}}],
-               ("bass", "lowend")),
+               ("bass",)),
         Answer("cheat-mute-bass", "The bass muted: nothing wide is left under 120 Hz, and nothing else either.",
                [{"type": "track.set", "track": name, "patch": {"mute": True}}], ("scope",)),
     )
