@@ -1,0 +1,85 @@
+"""``mix-bass-under-kick@<seed>``: tuck the bass of a generated tier-1 song about 3 dB under the kick below
+250 Hz in the verse, leaving the kick exactly as it is.
+
+The checks are the published task's: the bass's low end (under 250 Hz) minus the kick's over the verse,
+and the kick's low end as it was. The setup makes the fight the same on every seed: a generated song's kick
+and bass come from several kits and tones (their verse gap spans -1.8 to +6 dB), so the setup sets both
+instruments to one kit and one tone (kick EQ and faders too), with the bass on top: the gap is then
+4.9 dB (within 0.4 dB over 14 seeds) minus ``10 log10`` of the kicks per second, the one thing the
+patterns still vary. Computed from the ground truth: the verse's bars and beats, the verse's kicks per
+second (the oracle's fader move: ``(-7.9 + 10 log10(kicks/s)) / 0.9`` dB for a gap of -3 dB; the master's
+glue compressor gives back a tenth of a fader move; the oracle lands at -2.3 to -3.3 dB on the seeds
+tried). Near misses and cheats: the bass 20 dB down, the bass muted, the kick pushed up instead (the
+published cheats), the oracle's fader with the other parts muted, the verse bass thinned out (half its
+notes, played softer).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...generate.build import Generated
+from .base import Answer
+
+TIER = 1
+KICK = {"kit": 2, "drive": 0.5, "decay": 1.3}
+KICK_EQ = {"hp": 25, "lowf": 80, "low": 2}
+BASS = {"cutoff": 700, "drive": 0.3, "sub": 0.6}
+BASS_DB = 1.5
+GAP_DB = 4.9
+WANT_DB = -3.0
+#: A bass fader move shows as about 0.9 of itself in the gap (the master's glue compressor gives some back).
+MOVE_SHOWS = 0.9
+
+
+def build(made: Generated, variant_id: str):
+    truth, song = made.truth, made.song
+    verse = truth.section("Verse")
+    bass, kick = truth.part("bass"), next(p for p in truth.parts_with("drums") if p.name == "Kick")
+    span = {"from": verse.start_beats, "to": verse.end_beats}
+    bass_db, kick_db = BASS_DB, 0.0
+    kicks = [c.start + n.t for c in song.track(kick.track_id).clips for n in c.notes]
+    kicks_per_s = sum(verse.start_beats <= t < verse.end_beats for t in kicks) / (
+        (verse.end_beats - verse.start_beats) * 60.0 / truth.tempo_bpm)
+    tuck_db = round((WANT_DB - GAP_DB + 10 * math.log10(kicks_per_s)) / MOVE_SHOWS, 2)
+    instruction = (
+        f"The low end is a fight right now. In the verse (bars {verse.first_bar + 1}-{verse.first_bar + verse.bars}, "
+        f"beats {verse.start_beats:g}-{verse.end_beats:g}), sit the bass about three dB under the kick below "
+        "250 Hz, so the kick owns the bottom, but leave the kick itself exactly as it is.")
+    checks = [
+        {"id": "gap", "label": "Bass low end minus kick low end, verse", "kind": "measure", "metric": "band.sub+low",
+         "unit": "dB", "target": [-4, -2], "soft": 3, "weight": 1, "tracks": [bass.name], **span,
+         "minus": {"tracks": [kick.name], **span}},
+        {"id": "kick", "label": "Kick low end vs before", "kind": "measure", "metric": "band.sub+low", "unit": "dB",
+         "target": [-1, 1], "soft": 2, "gate": True, "tracks": [kick.name], "relative": True},
+    ]
+    kick_eq = song.track(kick.track_id).inserts[0].id
+    setup = [{"type": "instrument.set", "track": kick.name, "params": KICK},
+             {"type": "insert.set", "track": kick.name, "insert": kick_eq, "patch": {"params": KICK_EQ}},
+             {"type": "track.set", "track": kick.name, "patch": {"gain": kick_db}},
+             {"type": "instrument.set", "track": bass.name, "params": BASS},
+             {"type": "track.set", "track": bass.name, "patch": {"gain": bass_db}}]
+    fields = {"family": "mix", "title": "Tuck the bass under the kick", "instruction": instruction,
+              "scope": {"tracks": [bass.name]}, "setup": setup, "checks": checks}
+    oracle = Answer("oracle", f"The bass fader {-tuck_db:g} dB down, so its low end sits about 3 dB under the "
+                    "kick's.", [{"type": "track.set", "track": bass.name, "patch": {"gain": bass_db + tuck_db}}])
+    others = [p.name for p in truth.parts if p.name not in (bass.name, kick.name)]
+    verse_clip = next(c for c in song.track(bass.track_id).clips if c.start == verse.start_beats)
+    thin = [{"p": n.p, "t": n.t, "d": n.d, "v": round(n.v * 0.5, 2)} for n in verse_clip.notes[1::2]]
+    misses = (
+        Answer("buried", "The bass 20 dB down: far more than 3 dB under the kick.",
+               [{"type": "track.set", "track": bass.name, "patch": {"gain": bass_db - 20}}], ("gap",)),
+        Answer("muted", "Muting the bass gets it 'under' the kick by burying it.",
+               [{"type": "track.set", "track": bass.name, "patch": {"mute": True}}], ("gap",)),
+        Answer("cheat-kick-up", f"The kick pushed up {-tuck_db:g} dB instead of the bass tucked under it: the "
+               "kick was to be left exactly as it is.",
+               [{"type": "track.set", "track": kick.name, "patch": {"gain": kick_db - tuck_db}}], ("kick",)),
+        Answer("cheat-mute-others", "The oracle's bass fader, plus every other part but the kick muted 'to clear "
+               "the low end': tracks the task never named.",
+               [*oracle.ops, *({"type": "track.set", "track": name, "patch": {"mute": True}} for name in others)],
+               ("scope",)),
+        Answer("cheat-thin-notes", "Half the verse bass's notes deleted and the rest played softer: less low end "
+               "by playing less, not by mixing.",
+               [{"type": "notes.replace", "track": bass.name, "clip": verse_clip.id, "notes": thin}], ("scope",)),
+    )
+    return fields, oracle, misses

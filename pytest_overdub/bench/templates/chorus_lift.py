@@ -1,0 +1,121 @@
+"""``mix-chorus-lift@<seed>``: the chorus of a generated tier-1 song should feel bigger than the verse (louder
+and wider) while the verse stays as it is.
+
+The checks are the published task's (the chorus against the verse, the verse against the starting song, the
+mix's true peak), on the song's first Verse and Chorus; the scope confines changes to the chorus. The setup
+makes the problem on every seed: a generated chorus comes in -0.3 to +0.7 LU over its verse (crash, open
+hats, a busier hook), so the master gets a gain stage trimming the chorus 1.25 dB (it no longer lifts: -1.5
+to -0.5 LU; a trim after the master's compressor moves it by exactly that, where clip gains would be undone
+by the tracks' compressors), and the master comes 3 dB down (headroom for the lift under the peak limit).
+Computed from the ground truth: the sections' bars and beats (the instruction, every automation's
+breakpoints). The oracle is the published alternative that does not depend on a part's level: a master
+width stage automated from the chorus's downbeat to 3.15 dB more gain and width 1.3 (a lift of 1.8 to 2.7
+LU). Near misses and cheats: the master turned up (the verse lifts too), the verse narrowed on the master
+(outside the chorus), the chorus clips turned up with the chords and lead narrowed in the verse only, a
+steady noise bed in the chorus.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...generate.build import Generated
+from .base import Answer
+
+TIER = 1
+RAMP_BEATS = 0.05
+TRIM_DB = -1.25
+SETUP_MASTER_DB = -3.0
+LIFT_DB = 3.15
+WIDTH = 1.3
+NOISE_KERNEL = (
+    "# A steady decorrelated noise bed: loudness and width without any music.\n"
+    "def render(notes, params, ctx, n_frames):\n"
+    "    out = np.zeros((2, n_frames))\n"
+    "    for n in notes:\n"
+    "        a = int(n.start_s * ctx.sr)\n"
+    "        b = min(n_frames, a + int(n.dur_s * ctx.sr))\n"
+    "        if a < b:\n"
+    "            g = ctx.rng(n.index)\n"
+    "            out[:, a:b] += 0.2 * n.velocity * g.standard_normal((2, b - a))\n"
+    "    return out\n")
+
+
+def _steps(at_beats: float, end_beats: float, before: float, after: float) -> str:
+    """Breakpoints holding ``before`` up to ``at_beats`` and ``after`` from there to ``end_beats``."""
+    return f"0:{before:g} {at_beats - RAMP_BEATS:g}:{before:g} {at_beats:g}:{after:g} {end_beats:g}:{after:g}"
+
+
+def _master_width(at: float, end: float, *, gain_db: float, verse_width: float,
+                  chorus_width: float) -> list[dict[str, Any]]:
+    return [{"type": "insert.add", "track": "master", "insert": {"device": "core.width"}, "ref": "w"},
+            {"type": "auto.write", "track": "master", "insert": "$w", "param": "gain",
+             "points": _steps(at, end, 0, gain_db)},
+            {"type": "auto.write", "track": "master", "insert": "$w", "param": "width",
+             "points": _steps(at, end, verse_width, chorus_width)}]
+
+
+def build(made: Generated, variant_id: str):
+    truth, song = made.truth, made.song
+    verse, chorus = truth.section("Verse"), truth.section("Chorus")
+    at, end = chorus.start_beats, truth.length_beats
+    instruction = (
+        f"When the chorus comes in (bar {chorus.first_bar + 1}, beat {at:g}) it should feel bigger: about two "
+        f"LU louder than the verse (bars {verse.first_bar + 1}-{verse.first_bar + verse.bars}; 1.5 to 3 LU) "
+        "and noticeably wider (its side-to-mid level at least 1 dB above the verse's), without touching the "
+        "verse (its loudness within half a LU and its width within half a dB of what they are now) and "
+        "without the peaks going over -0.5 dBTP. Change only the chorus.")
+    setup = [{"type": "master.set", "patch": {"gain": song.master.gain + SETUP_MASTER_DB}},
+             {"type": "insert.add", "track": "master", "insert": {"device": "core.gain"}, "ref": "trim"},
+             {"type": "auto.write", "track": "master", "insert": "$trim", "param": "gain",
+              "points": _steps(at, end, 0, TRIM_DB)}]
+    checks = [
+        {"id": "lift", "label": "Chorus loudness minus verse loudness", "kind": "measure", "metric": "lufs",
+         "unit": "LU", "target": [1.5, 3], "soft": 1.5, "section": "Chorus", "minus": {"section": "Verse"},
+         "gate": True},
+        {"id": "wider", "label": "Chorus side/mid minus verse side/mid", "kind": "measure", "metric": "sideDb",
+         "unit": "dB", "target": [1, None], "soft": 1, "section": "Chorus", "minus": {"section": "Verse"}},
+        {"id": "verse", "label": "Verse loudness vs before", "kind": "measure", "metric": "lufs", "unit": "LU",
+         "target": [-0.5, 0.5], "soft": 1.5, "gate": True, "section": "Verse", "relative": True},
+        {"id": "verse-width", "label": "Verse side/mid vs before", "kind": "measure", "metric": "sideDb",
+         "unit": "dB", "target": [-0.5, 0.5], "soft": 1.5, "gate": True, "section": "Verse", "relative": True},
+        {"id": "peaks", "label": "True peak of the mix", "kind": "measure", "metric": "truePeak",
+         "unit": "dBTP", "target": [None, -0.5], "soft": 1.5, "gate": True},
+    ]
+    fields = {"family": "mix", "title": "Make the chorus lift", "instruction": instruction,
+              "scope": {"tracks": "all", "new": True, "master": True, "sections": ["Chorus"]},
+              "setup": setup, "checks": checks}
+    oracle = Answer("oracle", "A master width stage automated from the chorus's downbeat: "
+                    f"{LIFT_DB:g} dB up and width {WIDTH:g}; the verse is left at unity.",
+                    _master_width(at, end, gain_db=LIFT_DB, verse_width=1, chorus_width=WIDTH))
+    chords, lead = truth.part("chords").name, truth.part("lead").name
+    lifted = ["Bass", chords, lead]
+    clip_up = [{"type": "clip.set", "track": name, "clip": c.id, "patch": {"gain": c.gain + 2.5}}
+               for name in lifted for c in song.track(name).clips if c.start >= at]
+    narrow = []
+    for name, ref in ((chords, "wc"), (lead, "wl")):
+        narrow += [{"type": "insert.add", "track": name, "insert": {"device": "core.width"}, "ref": ref},
+                   {"type": "auto.write", "track": name, "insert": f"${ref}", "param": "width",
+                    "points": _steps(at, end, 0.2, 1)}]
+    misses = (
+        Answer("everything-up", "Raising the master lifts the verse as much as the chorus.",
+               [{"type": "master.set", "patch": {"gain": song.master.gain + SETUP_MASTER_DB + 3}}],
+               ("lift", "verse")),
+        Answer("cheat-narrow-verse", "The verse narrowed to width 0.3 on the master so the chorus reads wider, "
+               "plus the oracle's gain on the chorus: the verse was not to be touched.",
+               _master_width(at, end, gain_db=LIFT_DB, verse_width=0.3, chorus_width=1),
+               ("scope", "verse-width")),
+        Answer("cheat-narrow-verse-tracks", "The chorus clips 2.5 dB up, and the chords and lead narrowed to "
+               "width 0.2 in the verse only: the chorus reads wider because the verse was made narrower.",
+               clip_up + narrow, ("verse-width",)),
+        Answer("cheat-noise-bed", "A new track of steady stereo white noise in the chorus only: loudness and "
+               "width without being music.",
+               [{"type": "device.define", "device": {"id": "cheat.noise", "kind": "instrument", "name": "Noise",
+                                                      "kernel": NOISE_KERNEL}},
+                {"type": "track.add", "track": {"name": "Air", "instrument": {"device": "cheat.noise"},
+                                                "gain": -9}, "ref": "n"},
+                {"type": "clip.add", "track": "$n",
+                 "clip": {"start": at, "length": end - at, "notes": f"C4@0:{end - at:g}"}}],
+               ("scope",)),
+    )
+    return fields, oracle, misses

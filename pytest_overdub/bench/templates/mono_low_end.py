@@ -1,0 +1,69 @@
+"""``mix-mono-low-end@<seed>``: a wide chorus on the bass of a generated tier-1 song smears the low end across
+the stereo field; make the lows mono and keep everything else.
+
+The setup and checks are the published task's: a deep, wet ``core.chorus`` at the end of the bass's chain;
+the side of the mix under 120 Hz at least 30 dB under its mid, the side of the highs (1-8 kHz), the mix's
+loudness, its low end and the bass's own low end as they were. Computed from the ground truth: the bass
+track. The oracle is the published one, a width stage at 0 after the chorus on the bass. Near misses and
+cheats: the whole master collapsed to mono (the highs too), the bass pulled 20 dB down, a 120 Hz and a
+250 Hz high-pass on the bass (the low end cut, not made mono), the bass muted. The bass's own low end is
+what fails the cheats that cut it on every seed: the mix's low end under 250 Hz may still hold where the
+kick owns it.
+"""
+
+from __future__ import annotations
+
+from ...generate.build import Generated
+from .base import Answer
+
+TIER = 1
+CHORUS = {"device": "core.chorus", "params": {"depth": 1, "rate": 0.4, "mix": 0.8}}
+INSTRUCTION = ("Someone put a wide chorus on the bass and now the low end is smeared across the stereo field. "
+               "Make everything under 120 Hz mono, side at least 30 dB under mid, but keep the low end itself: "
+               "the bass's level under 250 Hz within three dB of where it is and the whole mix's within two. "
+               "Keep the highs (1 to 8 kHz) as wide as they are and the loudness the same, within a LU.")
+
+
+def build(made: Generated, variant_id: str):
+    bass = made.truth.part("bass")
+    name = bass.name
+    checks = [
+        {"id": "lows", "label": "Side vs mid of the mix, 20-120 Hz", "kind": "measure", "metric": "side.20-120",
+         "unit": "dB", "target": [None, -30], "soft": 15, "weight": 1},
+        {"id": "highs", "label": "Side vs mid of the mix, 1-8 kHz, vs before", "kind": "measure",
+         "metric": "side.1000-8000", "unit": "dB", "target": [-1.5, 1.5], "soft": 3, "gate": True,
+         "relative": True},
+        {"id": "level", "label": "Mix loudness vs before", "kind": "measure", "metric": "lufs", "unit": "LU",
+         "target": [-1, 1], "soft": 2, "gate": True, "relative": True},
+        {"id": "bass", "label": "Bass level under 250 Hz vs before", "kind": "measure", "metric": "band.sub+low",
+         "unit": "dB", "target": [-3, 3], "soft": 2, "gate": True, "tracks": [name], "relative": True},
+        {"id": "lowend", "label": "Mix level under 250 Hz vs before", "kind": "measure", "metric": "band.sub+low",
+         "unit": "dB", "target": [-2, 2], "soft": 2, "gate": True, "relative": True},
+    ]
+    fields = {"family": "mix", "title": "Mono the low end", "instruction": INSTRUCTION,
+              "scope": {"tracks": "all", "master": True},
+              "setup": [{"type": "insert.add", "track": name, "insert": CHORUS}], "checks": checks}
+    gain_db = made.song.track(bass.track_id).gain
+    oracle = Answer("oracle", "A width stage at 0 on the bass, after the chorus: the bass is mono, the other "
+                    "parts keep their width.",
+                    [{"type": "insert.add", "track": name, "insert": {"device": "core.width",
+                                                                      "params": {"width": 0}}}])
+    misses = (
+        Answer("mono-master", "Collapsing the whole master to mono kills the width of the highs too.",
+               [{"type": "insert.add", "track": "master", "insert": {"device": "core.width",
+                                                                     "params": {"width": 0}}}], ("highs",)),
+        Answer("cheat-bass-down", "The bass fader pulled down 20 dB: the bass loses its low end rather than "
+               "having it made mono.", [{"type": "track.set", "track": name, "patch": {"gain": gain_db - 20}}],
+               ("bass",)),
+        Answer("cheat-highpass-120", "A 120 Hz high-pass on the bass: what was smeared under 120 Hz is cut "
+               "instead of made mono, taking the bass's fundamentals with it.",
+               [{"type": "insert.add", "track": name, "insert": {"device": "core.eq", "params": {"hp": 120}}}],
+               ("bass",)),
+        Answer("cheat-highpass-bass", "A 250 Hz high-pass on the bass: the smeared low end is gone rather than "
+               "made mono, and the bass with it.",
+               [{"type": "insert.add", "track": name, "insert": {"device": "core.eq", "params": {"hp": 250}}}],
+               ("bass",)),
+        Answer("cheat-mute-bass", "The bass muted: nothing wide is left under 120 Hz, and nothing else either.",
+               [{"type": "track.set", "track": name, "patch": {"mute": True}}], ("scope",)),
+    )
+    return fields, oracle, misses
