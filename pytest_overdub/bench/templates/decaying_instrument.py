@@ -1,4 +1,4 @@
-"""``device-decaying-instrument@<seed>``: a Bell part doubles the hook of a generated tier-1 song in the
+"""``device-decaying-instrument@<seed>``: a Bell part rings the hook of a generated tier-1 song in the
 chorus, on a pad that holds every note; build an instrument that dies away.
 
 The setup adds the part the published task's Bell is: a Bell track on ``core.pad`` (no inserts) playing
@@ -61,8 +61,8 @@ def build(made: Generated, variant_id: str):
         "instrument": {"device": "core.pad"}, "clips": _clips(made)}}]
     instruction = (
         f"A Bell track rings the {hook.name.lower()}'s downbeat note an octave up in every bar of the chorus, "
-        "but it plays on a pad that holds every note, so the bell smears. Write your own instrument for the bell track: define it with "
-        "device.define and set it as Bell's instrument (a house instrument does not count). Every note, short "
+        "but it plays on a pad that holds every note, so the bell smears. Write your own instrument for the "
+        "bell track: define it with device.define and set it as Bell's instrument (a house instrument does not count). Every note, short "
         "or held, at any pitch and level, falls under -60 dBFS within 1.5 s of being struck, on the bell "
         "part itself and on any other notes; every note, on the bell part and elsewhere, sounds at its pitch "
         "(its fundamental a clear partial within 25 cents; inharmonic overtones are fine) and rings for a "
