@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from .base import Template
-from . import (bass_under_kick, chorus_lift, chorus_up_a_step, counter_melody, darken_keys, drum_groove,
-               harmonize_hook, mono_low_end, quantize_swing, write_bassline)
+from . import (bass_under_kick, chorus_lift, chorus_up_a_step, counter_melody, darken_keys, decaying_instrument,
+               dotted_echo, drum_groove, harmonize_hook, mono_low_end, quantize_swing, rumble_filter,
+               write_bassline)
 
 TEMPLATES: dict[str, Template] = {
+    "device-decaying-instrument": Template("device-decaying-instrument", decaying_instrument.TIER,
+                                           decaying_instrument.build),
+    "device-dotted-echo": Template("device-dotted-echo", dotted_echo.TIER, dotted_echo.build),
+    "device-rumble-filter": Template("device-rumble-filter", rumble_filter.TIER, rumble_filter.build),
     "edit-chorus-up-a-step": Template("edit-chorus-up-a-step", chorus_up_a_step.TIER, chorus_up_a_step.build),
     "edit-quantize-swing": Template("edit-quantize-swing", quantize_swing.TIER, quantize_swing.build),
     "mix-bass-under-kick": Template("mix-bass-under-kick", bass_under_kick.TIER, bass_under_kick.build),
