@@ -1,0 +1,57 @@
+"""Variants in runs: the fixed train sample, ``<task>@A-B`` ranges and splits in ``overdub eval``, a variant
+scored end to end by a replay agent, the plugin collecting variants, and ``overdub run --variants``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_overdub.bench.tasks import bundled_bench
+from pytest_overdub.bench.variant_sample import expand_ids, sample_ids, sample_seeds, variant_count
+from pytest_overdub.bench.variants import TRAIN_SEEDS, variant
+from pytest_overdub.cli import main
+from pytest_overdub.errors import OverdubError
+from pytest_overdub.evaluate.runner import select_tasks
+
+BENCH = bundled_bench()
+
+
+def test_the_sample_is_a_fixed_prefix_of_every_train_seed():
+    order = sample_seeds("write-bassline", None)
+    assert sorted(order) == list(TRAIN_SEEDS)
+    assert sample_seeds("write-bassline", 10) == order[:10]  # a larger sample holds every smaller one
+    # pinned: everyone's sample is the same list; changing the rule changes every published sample figure
+    assert sample_ids(3, ["write-bassline", "mix-darken-keys", "mix-chorus-lift"]) == [
+        "mix-darken-keys@55", "mix-darken-keys@34", "mix-darken-keys@2",
+        "write-bassline@92", "write-bassline@96", "write-bassline@66"]
+    assert variant_count("all", what="--variants") is None and variant_count("7", what="--variants") == 7
+    with pytest.raises(OverdubError, match="--variants=100: want a number of variants per template, 0-99, or all"):
+        variant_count("100", what="--variants")
+
+
+def test_eval_selects_variant_ids_ranges_and_samples_within_the_split():
+    assert expand_ids("write-bassline@1000-1002") == ["write-bassline@1000", "write-bassline@1001",
+                                                      "write-bassline@1002"]
+    with pytest.raises(OverdubError, match="not in a split"):
+        expand_ids("write-bassline@95-100")
+    assert select_tasks(BENCH, "write-bassline@1000-1001", split="test") == ("write-bassline@1000",
+                                                                             "write-bassline@1001")
+    with pytest.raises(OverdubError, match="write-bassline@1000 not in the train split"):
+        select_tasks(BENCH, "write-bassline@17,write-bassline@1000", split="train")
+    assert select_tasks(BENCH, "write-bassline", split="train", variants=2) == (
+        "write-bassline", "write-bassline@92", "write-bassline@96")
+    with pytest.raises(OverdubError, match="--variants samples the train split"):
+        select_tasks(BENCH, "write-bassline", split="test", variants=2)
+
+
+def test_a_replayed_oracle_scores_a_test_variant_and_its_result_names_the_test_split(tmp_path, capsys):
+    vid = "mix-darken-keys@1000"
+    answers = tmp_path / "answers"
+    answers.mkdir()
+    (answers / f"{vid}.json").write_text(json.dumps({"ops": variant(vid).oracle.ops}))
+    assert main(["eval", "--agent", f"replay:{answers}", "--tasks", vid, "--split", "test",
+                 "--out", str(tmp_path / "run")]) == 0
+    result = json.loads((tmp_path / "run" / vid / "0" / "result.json").read_text())
+    assert (result["task"], result["split"], result["status"]) == (vid, "test", "scored")
+    assert result["score"] >= 0.9
