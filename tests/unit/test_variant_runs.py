@@ -55,3 +55,30 @@ def test_a_replayed_oracle_scores_a_test_variant_and_its_result_names_the_test_s
     result = json.loads((tmp_path / "run" / vid / "0" / "result.json").read_text())
     assert (result["task"], result["split"], result["status"]) == (vid, "test", "scored")
     assert result["score"] >= 0.9
+
+
+def _row(vid: str, **scores: float) -> dict:
+    return {"task": vid, "family": "mix", "seconds": 2.0,
+            "verdicts": [{"rule": r.replace("_", ":"), "ok": r != "oracle" or s >= 0.9, "message": f"m {s}",
+                          "score": s} for r, s in scores.items()]}
+
+
+def test_run_variants_marks_each_figure_against_its_rule():
+    from pytest_overdub.bench.run import _variant_table
+
+    rows = [_row("mix-darken-keys@2", oracle=1.0, baseline=0.1, near_fader=0.2, cheat_eq=0.45),
+            _row("mix-darken-keys@34", oracle=0.85, baseline=0.0, near_fader=0.3, cheat_eq=0.1)]
+    lines = _variant_table(rows).splitlines()
+    assert lines[2].split() == ["mix-darken-keys", "2", "0.850", "FAIL", "0.925", "0.100", "ok", "0.300", "ok",
+                                "0.450", "ok", "-", "2.0"]
+    assert lines[3:] == ["failed:", "  mix-darken-keys@34 oracle: m 0.85"]
+
+
+def test_overdub_run_variants_prints_one_row_per_template(capsys):
+    assert main(["run", "--variants", "1", "-j", "1", "--no-repeat", "write-bassline"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[:3] == ["template", "variants", "oracle"]
+    cells = out[2].split()
+    assert cells[:2] == ["write-bassline", "1"] and cells[3] == cells[6] == cells[8] == cells[10] == "ok"
+    assert float(cells[2]) >= 0.9 and float(cells[4]) == float(cells[2])  # one variant: min = mean
+    assert out[-1].startswith("1 variants in ")
