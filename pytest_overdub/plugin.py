@@ -10,6 +10,8 @@ Collection tree (so ``-k`` reaches a task or one check and junit has one testcas
         Task (<id>)                        -- scores once, lazily, on its first item; the result is cached
           CheckItem (<check id>) ...       -- submission mode: one per check, plus ``clean``, ``scope`` and ``score``
           RuleItem (oracle, baseline, alt-<what>, near-<what>, cheat-<what>, repeat)   -- self-check mode
+      VariantFile (tasks/<task>@<seed>.json: no such file; the sample of ``--overdub-variants``)
+        VariantTask (<task>@<seed>)        -- a Task whose rules come from its template, not from files
 
 When is the plugin active?
 
@@ -245,7 +247,7 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
     mode = Mode(kind="submission" if sub_arg else "self-check", tasks_dir=tasks_dir,
                 pass_line=_pass_line(_opt(config, "overdub_pass")),
                 trusted=True if _opt(config, "overdub_trust_kernels") else None,
-                variants=_variants(_opt(config, "overdub_variants"), default=0 if sub_arg else 1))
+                variants=_variants(_opt(config, "overdub_variants"), default=0 if sub_arg else _self_check_sample(tasks_dir)))
     report = _opt(config, "overdub_report")
     if report:
         mode.report_path = _report_path(config, report)
@@ -332,6 +334,14 @@ def _variants(text: str | None, *, default: int) -> int | None:
         return variant_count(text, what="--overdub-variants")
     except OverdubError as exc:
         raise pytest.UsageError(str(exc)) from None
+
+
+def _self_check_sample(tasks_dir: Path) -> int:
+    """The self-check's default sample: 1 variant per template for the bundled bench's tasks (the tasks the
+    templates generalise), none for another tasks directory."""
+    from .bench.tasks import bundled_bench
+
+    return 1 if tasks_dir == bundled_bench().tasks_dir.resolve() else 0
 
 
 def _should_add_tasks(config: pytest.Config) -> bool:

@@ -82,3 +82,10 @@ def test_overdub_run_variants_prints_one_row_per_template(capsys):
     assert cells[:2] == ["write-bassline", "1"] and cells[3] == cells[6] == cells[8] == cells[10] == "ok"
     assert float(cells[2]) >= 0.9 and float(cells[4]) == float(cells[2])  # one variant: min = mean
     assert out[-1].startswith("1 variants in ")
+
+
+def test_a_studio_session_opens_on_a_test_variant():
+    from pytest_overdub.studio.session import Studio
+
+    studio = Studio.for_task("write-bassline@1003")
+    assert studio.song.id == "gen-t1-1003" == variant("write-bassline@1003").task.song
