@@ -247,7 +247,8 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
     mode = Mode(kind="submission" if sub_arg else "self-check", tasks_dir=tasks_dir,
                 pass_line=_pass_line(_opt(config, "overdub_pass")),
                 trusted=True if _opt(config, "overdub_trust_kernels") else None,
-                variants=_variants(_opt(config, "overdub_variants"), default=0 if sub_arg else _self_check_sample(tasks_dir)))
+                variants=_variants(_opt(config, "overdub_variants"),
+                                   default=0 if sub_arg else _self_check_sample(tasks_dir)))
     report = _opt(config, "overdub_report")
     if report:
         mode.report_path = _report_path(config, report)

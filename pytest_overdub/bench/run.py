@@ -140,17 +140,26 @@ def _variant_table(rows: list[dict]) -> str:
                    if (v["rule"] == p or v["rule"].startswith(p + ":")) and v["score"] is not None]
                for p in ("oracle", "baseline", "near", "cheat")}
         repeats = [v["ok"] for r in group for v in r["verdicts"] if v["rule"] == "repeat"]
-        failed += [f"  {r['task']} {v['rule']}: {v['message']}" for r in group for v in r["verdicts"] if not v["ok"]]
-        top = lambda p: "-" if not got[p] else f"{max(got[p]):.3f} {'ok' if max(got[p]) < MISS_MAX else 'FAIL'}"  # noqa: E731
-        low = "-" if not got["oracle"] else f"{min(got['oracle']):.3f} {'ok' if min(got['oracle']) >= ORACLE_MIN else 'FAIL'}"
-        mean = "-" if not got["oracle"] else f"{sum(got['oracle']) / len(got['oracle']):.3f}"
-        cells.append([name, str(len(group)), low, mean, top("baseline"), top("near"), top("cheat"),
+        failed += [f"  {r['task']} {v['rule']}: {v['message']}"
+                   for r in group for v in r["verdicts"] if not v["ok"]]
+        top = {p: _marked(max(got[p]), max(got[p]) < MISS_MAX) if got[p] else "-"
+               for p in ("baseline", "near", "cheat")}
+        low = _marked(min(got["oracle"]), min(got["oracle"]) >= ORACLE_MIN) if got["oracle"] else "-"
+        mean = f"{sum(got['oracle']) / len(got['oracle']):.3f}" if got["oracle"] else "-"
+        cells.append([name, str(len(group)), low, mean, top["baseline"], top["near"], top["cheat"],
                       "-" if not repeats else ("ok" if all(repeats) else "FAIL"),
                       f"{sum(r['seconds'] for r in group) / len(group):.1f}"])
     width = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(heads)]
-    line = lambda vs: "  ".join(f"{v:<{width[i]}}" if i == 0 else f"{v:>{width[i]}}" for i, v in enumerate(vs))  # noqa: E731
+
+    def line(values: list[str]) -> str:
+        return "  ".join(f"{v:<{width[i]}}" if i == 0 else f"{v:>{width[i]}}" for i, v in enumerate(values))
+
     head = line(heads)
     return "\n".join([head, "-" * len(head), *map(line, cells), *(["failed:"] + failed if failed else [])])
+
+
+def _marked(score: float, ok: bool) -> str:
+    return f"{score:.3f} {'ok' if ok else 'FAIL'}"
 
 
 def _run_variants(args: argparse.Namespace) -> int:

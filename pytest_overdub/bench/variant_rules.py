@@ -6,16 +6,22 @@ those of :func:`.variant_checks.check_variant`, one at a time so each is its own
 from __future__ import annotations
 
 from ..song.submission import submission_from_data
+from ..errors import TaskError
 from .scoring import TaskResult
 from .tasks import Bench, candidate_song, score_task, start_song
 from .validity import MISS_MAX, ORACLE_MIN, Verdict, _same, scramble_new_ids
+from .templates.base import Answer
 from .variants import variant
 
 
 def variant_rules(variant_id: str) -> list[str]:
     """The rules a variant is held to, in the order the self-check runs them."""
-    misses = [f"{'cheat' if m.cheat else 'near'}:{m.name.removeprefix('cheat-')}" for m in variant(variant_id).near_misses]
-    return ["oracle", "baseline", *misses, "repeat"]
+    return ["oracle", "baseline", *map(_rule, variant(variant_id).near_misses), "repeat"]
+
+
+def _rule(miss: Answer) -> str:
+    """``near:<name>`` or ``cheat:<what>`` (a cheat's name is ``cheat-<what>``)."""
+    return f"cheat:{miss.name.removeprefix('cheat-')}" if miss.cheat else f"near:{miss.name}"
 
 
 def variant_verdict(variant_id: str, rule: str, bench: Bench, *, trusted: bool | None = None,
@@ -43,7 +49,9 @@ def variant_verdict(variant_id: str, rule: str, bench: Bench, *, trusted: bool |
         ok = not diffs and first.score == second.score
         return Verdict(v.id, rule, ok, "every check repeats exactly" if ok else "values changed: " + "; ".join(diffs),
                        second)
-    miss = next(m for m in v.near_misses if rule == f"{'cheat' if m.cheat else 'near'}:{m.name.removeprefix('cheat-')}")
+    miss = next((m for m in v.near_misses if _rule(m) == rule), None)
+    if miss is None:
+        raise TaskError(f"variant {v.id}: no rule {rule!r} (rules: {', '.join(variant_rules(v.id))})")
     r = score_task(v.task, submission_from_data(miss.ops, source=f"{v.id} {miss.name}"), bench=bench,
                    trusted=trusted, start=start)
     held = [c for c in miss.fails if r.check(c).score >= 1.0]
