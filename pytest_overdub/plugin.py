@@ -10,6 +10,8 @@ Collection tree (so ``-k`` reaches a task or one check and junit has one testcas
         Task (<id>)                        -- scores once, lazily, on its first item; the result is cached
           CheckItem (<check id>) ...       -- submission mode: one per check, plus ``clean``, ``scope`` and ``score``
           RuleItem (oracle, baseline, alt-<what>, near-<what>, cheat-<what>, repeat)   -- self-check mode
+      VariantFile (tasks/<task>@<seed>.json: no such file; the sample of ``--overdub-variants``)
+        VariantTask (<task>@<seed>)        -- a Task whose rules come from its template, not from files
 
 When is the plugin active?
 
@@ -67,6 +69,7 @@ class Mode:
     pass_line: float = PASS_DEFAULT
     trusted: bool | None = None
     report_path: Path | None = None
+    variants: int | None = 0  # train variants per template (None: all), see bench/variant_sample.py
 
     @property
     def self_check(self) -> bool:
@@ -133,6 +136,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--overdub-weak-sandbox", action="store_true", default=False,
                     help="run untrusted kernels even where a required sandbox layer cannot be applied "
                          "(also OVERDUB_WEAK_SANDBOX=1); the report says which layers ran")
+    group.addoption("--overdub-variants", metavar="N|all", default=None,
+                    help="also collect the fixed sample of N train variants (<task>@<seed>) of each task, or all 99 "
+                         "(default: none with a submission, 1 per task in the self-check)")
     parser.addini("overdub_tasks", "the tasks directory, relative to the ini file", default="")
 
 
@@ -240,7 +246,9 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
             return None
     mode = Mode(kind="submission" if sub_arg else "self-check", tasks_dir=tasks_dir,
                 pass_line=_pass_line(_opt(config, "overdub_pass")),
-                trusted=True if _opt(config, "overdub_trust_kernels") else None)
+                trusted=True if _opt(config, "overdub_trust_kernels") else None,
+                variants=_variants(_opt(config, "overdub_variants"),
+                                   default=0 if sub_arg else _self_check_sample(tasks_dir)))
     report = _opt(config, "overdub_report")
     if report:
         mode.report_path = _report_path(config, report)
@@ -316,6 +324,27 @@ def _pass_line(text: str | None) -> float:
     return value
 
 
+def _variants(text: str | None, *, default: int) -> int | None:
+    """``--overdub-variants``: a number per template, ``all`` (None), or the mode's default."""
+    if text is None:
+        return default
+    from .bench.variant_sample import variant_count
+    from .errors import OverdubError
+
+    try:
+        return variant_count(text, what="--overdub-variants")
+    except OverdubError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _self_check_sample(tasks_dir: Path) -> int:
+    """The self-check's default sample: 1 variant per template for the bundled bench's tasks (the tasks the
+    templates generalise), none for another tasks directory."""
+    from .bench.tasks import bundled_bench
+
+    return 1 if tasks_dir == bundled_bench().tasks_dir.resolve() else 0
+
+
 def _should_add_tasks(config: pytest.Config) -> bool:
     asked = any(_opt(config, n) for n in ("overdub_submission", "overdub_self_check", "overdub_tasks"))
     return asked or config.args_source != pytest.Config.ArgsSource.ARGS
@@ -369,6 +398,26 @@ class TasksDir(pytest.Directory):
             yield BenchItem.from_parent(self, name="bench")
         for path in sorted(self.path.glob("*.json")):
             yield TaskFile.from_parent(self, path=path)
+        if mode.variants != 0:
+            from .bench.variant_sample import sample_ids
+
+            for vid in sample_ids(mode.variants, [p.stem for p in self.path.glob("*.json")]):
+                yield VariantFile.from_parent(self, path=self.path / f"{vid}.json")
+
+
+class VariantFile(pytest.File):
+    """A variant ``<task>@<seed>``, collected as if from ``tasks/<task>@<seed>.json`` (no such file: the
+    variant is generated from its id), so its items' node ids read like a task file's."""
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        from .errors import OverdubError
+
+        vid = self.path.stem
+        try:
+            task = self.config.stash[MODE_KEY].bench().task(vid)
+        except OverdubError as exc:
+            raise self.CollectError(str(exc)) from None
+        yield VariantTask.from_parent(self, name=vid, task=task)
 
 
 class TaskFile(pytest.File):
@@ -521,6 +570,30 @@ class Task(pytest.Collector):
             if self.mode.answers_dir and not self.task.is_audio and self.task.family != "transcription":
                 detail["submission"] = {"path": str(self.submission_path()), "sha256": self.submission().sha256}
         return detail
+
+
+class VariantTask(Task):
+    """A variant: scored like any task; in the self-check its rules are computed from its template (the
+    oracle, doing nothing, each near miss and cheat, repeat) rather than read from answer files."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        if not self.mode.self_check:
+            yield from super().collect()
+            return
+        from .bench.variant_rules import variant_rules
+
+        for rule in variant_rules(self.task.id):
+            yield RuleItem.from_parent(self, name=rule.replace(":", "-", 1), rule=rule)
+
+    def verdict(self, rule: str, path: Path | None) -> Any:
+        from .bench.variant_rules import variant_verdict
+
+        first = self._cache.get("oracle")
+        verdict = variant_verdict(self.task.id, rule, self.mode.bench(), trusted=self.mode.trusted,
+                                  first=first.result if first is not None else None)
+        if rule == "oracle":
+            self._cache["oracle"] = verdict
+        return verdict
 
 
 class _OverdubItem(pytest.Item):

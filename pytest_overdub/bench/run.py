@@ -17,6 +17,9 @@ from ..cliargs import Parser, arg, int_in
 from .commands import BENCH_HELP, bench_dir
 from .tasks import Bench, bundled_bench
 
+#: ``overdub run --variants`` without N: train variants per template.
+RUN_SAMPLE = 10
+
 
 def _task_rows(root: str, task_id: str, repeat: bool) -> dict:
     from .validity import check_alternative, check_baseline, check_cheat, check_near_miss, check_oracle, check_repeat
@@ -100,6 +103,95 @@ def _table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def _variant_rows(variant_id: str, repeat: bool) -> dict:
+    """Every validity rule on one variant (:mod:`.variant_rules`), as :func:`_task_rows` gives a task's."""
+    from .variant_rules import variant_rules, variant_verdict
+
+    bench = bundled_bench()
+    t0 = time.perf_counter()
+    verdicts, first = [], None
+    for rule in variant_rules(variant_id):
+        if rule == "repeat" and not repeat:
+            continue
+        v = variant_verdict(variant_id, rule, bench, first=first)
+        first = v.result if rule == "oracle" else first
+        verdicts.append(v)
+    return {"task": variant_id, "family": bench.task(variant_id).family,
+            "seconds": round(time.perf_counter() - t0, 2),
+            "verdicts": [{"rule": v.rule, "ok": v.ok, "message": v.message,
+                          "score": v.result.score if v.result else None} for v in verdicts]}
+
+
+def _variant_table(rows: list[dict]) -> str:
+    """One row per template over its variants: oracle min and mean (want >= 0.9), baseline, near-miss and
+    cheat max (want < 0.5), each marked ok or FAIL, the repeats, and seconds per variant; then each failed
+    rule on its own line."""
+    from .validity import MISS_MAX, ORACLE_MIN
+
+    by_template: dict[str, list[dict]] = {}
+    for row in rows:
+        by_template.setdefault(row["task"].split("@")[0], []).append(row)
+
+    heads = ["template", "variants", "oracle min", "oracle mean", "baseline max", "near max", "cheat max",
+             "repeat", "s/variant"]
+    cells, failed = [], []
+    for name, group in sorted(by_template.items()):
+        got = {p: [v["score"] for r in group for v in r["verdicts"]
+                   if (v["rule"] == p or v["rule"].startswith(p + ":")) and v["score"] is not None]
+               for p in ("oracle", "baseline", "near", "cheat")}
+        repeats = [v["ok"] for r in group for v in r["verdicts"] if v["rule"] == "repeat"]
+        failed += [f"  {r['task']} {v['rule']}: {v['message']}"
+                   for r in group for v in r["verdicts"] if not v["ok"]]
+        top = {p: _marked(max(got[p]), max(got[p]) < MISS_MAX) if got[p] else "-"
+               for p in ("baseline", "near", "cheat")}
+        low = _marked(min(got["oracle"]), min(got["oracle"]) >= ORACLE_MIN) if got["oracle"] else "-"
+        mean = f"{sum(got['oracle']) / len(got['oracle']):.3f}" if got["oracle"] else "-"
+        cells.append([name, str(len(group)), low, mean, top["baseline"], top["near"], top["cheat"],
+                      "-" if not repeats else ("ok" if all(repeats) else "FAIL"),
+                      f"{sum(r['seconds'] for r in group) / len(group):.1f}"])
+    width = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(heads)]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(f"{v:<{width[i]}}" if i == 0 else f"{v:>{width[i]}}" for i, v in enumerate(values))
+
+    head = line(heads)
+    return "\n".join([head, "-" * len(head), *map(line, cells), *(["failed:"] + failed if failed else [])])
+
+
+def _marked(score: float, ok: bool) -> str:
+    return f"{score:.3f} {'ok' if ok else 'FAIL'}"
+
+
+def _run_variants(args: argparse.Namespace) -> int:
+    """``overdub run --variants``: every rule on the fixed sample of each template's train variants."""
+    from .variant_sample import sample_ids, variant_count
+    from .variants import templates
+
+    if args.bench is not None:
+        print("overdub run: --variants checks the bundled templates; --bench does not apply", file=sys.stderr)
+        return 2
+    for t in args.tasks:
+        if t not in templates():
+            print(f"overdub run: {t}: no template (templates: {', '.join(sorted(templates()))})", file=sys.stderr)
+            return 2
+    ids = sample_ids(variant_count(args.variants, what="--variants"), args.tasks or None)
+    t0 = time.perf_counter()
+    if args.jobs > 1 and len(ids) > 1:
+        with ProcessPoolExecutor(max_workers=min(args.jobs, len(ids))) as pool:
+            rows = list(pool.map(_variant_rows, ids, [not args.no_repeat] * len(ids)))
+    else:
+        rows = [_variant_rows(v, not args.no_repeat) for v in ids]
+    wall = time.perf_counter() - t0
+    if args.json:
+        from .report import dumps_json
+
+        print(dumps_json({"rows": rows, "seconds": round(wall, 2)}))
+    else:
+        print(_variant_table(rows))
+        print(f"\n{len(ids)} variants in {wall:.1f} s")
+    return 0 if all(v["ok"] for r in rows for v in r["verdicts"]) else 1
+
+
 def _by(row: dict, rule: str) -> float:
     return next(v["score"] for v in row["verdicts"] if v["rule"] == rule)
 
@@ -120,7 +212,12 @@ def main(argv: list[str]) -> int:
                         help="worker processes, at most one per task (default: cores, at most 4)")
     parser.add_argument("--no-repeat", action="store_true", help="skip the repeatability rescoring")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--variants", metavar="N|all", nargs="?", const=str(RUN_SAMPLE), default=None,
+                        help=f"instead, the per-template summary over the fixed sample of N train variants of each "
+                             f"template (task ids pick templates; default N: {RUN_SAMPLE}; all: seeds 1-99)")
     args = parser.parse_args(argv)
+    if args.variants is not None:
+        return _run_variants(args)
     bench = args.bench or bundled_bench()
     ids = args.tasks or bench.task_ids()
     for t in ids:

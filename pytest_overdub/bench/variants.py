@@ -90,8 +90,9 @@ def variant(variant_id: str) -> Variant:
     template = templates()[name]
     made = generate(seed, template.tier)
     fields, oracle, misses = template.build(made, variant_id)
-    task = Task.model_validate({"id": variant_id, "song": made.song.id, **fields})
-    return Variant(id=variant_id, seed=seed, split=split_of(seed), made=made, task=task, oracle=oracle,
+    split = split_of(seed)
+    task = Task.model_validate({"id": variant_id, "song": made.song.id, **fields, "split": split})
+    return Variant(id=variant_id, seed=seed, split=split, made=made, task=task, oracle=oracle,
                    near_misses=misses)
 
 

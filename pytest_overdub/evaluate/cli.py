@@ -67,7 +67,11 @@ def parser() -> Parser:
     p.add_argument("--agent-id", metavar="LABEL", type=arg(_label),
                    help="the agent's name in the results (required with --agent-cmd; default with --agent: replay)")
     p.add_argument("--tasks", metavar="ID,ID,...|FAMILY|all", default="all",
-                   help=f"task ids, a family ({', '.join(families())}) or all (default)")
+                   help=f"task ids, a family ({', '.join(families())}) or all (default); an id may be a variant's "
+                        "(write-bassline@17) or a range of seeds (write-bassline@1000-1009)")
+    p.add_argument("--variants", metavar="N|all", default="0",
+                   help="also run the fixed sample of N train variants (or all 99) of each selected task "
+                        "(default 0: none)")
     p.add_argument("--trials", metavar="K", type=arg(int_in, lo=1, hi=1000, what="a number of trials"),
                    default=1, help="trials per task (default 1)")
     p.add_argument("--parallel", metavar="N", type=arg(int_in, lo=1, hi=256, what="a number of trials at once"),
@@ -94,6 +98,7 @@ def parser() -> Parser:
 
 def options(argv: list[str]) -> EvalOptions:
     from ..bench.tasks import bundled_bench
+    from ..bench.variant_sample import variant_count
 
     args = parser().parse_args(argv)
     if args.agent_cmd is not None and not args.agent_id:
@@ -106,7 +111,8 @@ def options(argv: list[str]) -> EvalOptions:
     env_pass = tuple(dict.fromkeys(args.env_pass))
     out = args.out or output_dir(str(Path("runs") / agent_id), what="run folder (--out, default runs/LABEL)")
     return EvalOptions(agent_id=agent_id, out=out,
-                       tasks=select_tasks(bundled_bench(), args.tasks, split=args.split),
+                       tasks=select_tasks(bundled_bench(), args.tasks, split=args.split,
+                                          variants=variant_count(args.variants, what="--variants")),
                        agent_cmd=args.agent_cmd, replay_dir=args.agent, trials=args.trials, parallel=args.parallel,
                        seed=args.seed, timeout_s=args.timeout_s, split=args.split, infra_retries=args.infra_retries,
                        env_pass=env_pass, executor=args.executor, scheduler=args.scheduler, pass_line=args.pass_line,

@@ -66,17 +66,28 @@ class EvalOptions:
                          env_pass=tuple((n, self.env_values[n]) for n in self.env_pass))
 
 
-def select_tasks(bench: Any, text: str | None, *, split: str) -> tuple[str, ...]:
-    """The task ids ``--tasks`` names (``ID,ID,…``, a family, or ``all``) in ``--split``, sorted. A task
-    named by id outside the split is an error (never silently dropped); so is an empty selection."""
+def select_tasks(bench: Any, text: str | None, *, split: str, variants: int | None = 0) -> tuple[str, ...]:
+    """The task ids ``--tasks`` names (``ID,ID,…``, a family, or ``all``) in ``--split``, sorted. An id may
+    be a variant's (``<task>@<seed>``) or a range of them (``<task>@A-B``). ``variants`` adds the fixed
+    sample of that many train variants (None: all) of each template among the selected published tasks
+    (:mod:`..bench.variant_sample`). A task named by id outside the split is an error (never silently
+    dropped); so is an empty selection."""
+    from ..bench.variant_sample import expand_ids, sample_ids
+
     every = bench.task_ids()
     named = text not in (None, "all") and text not in families()
     if not named:
         ids = [t for t in every if text in (None, "all") or bench.task(t).family == text]
     else:
-        ids = sorted({t.strip() for t in str(text).split(",") if t.strip()})
+        ids = sorted({v for t in str(text).split(",") if t.strip() for v in expand_ids(t.strip())})
         for tid in ids:
             bench.task(tid)  # an unknown id: a TaskError listing the known ones
+    if variants != 0:
+        if split == "test":
+            raise UsageError("--variants samples the train split; name test variants by id "
+                             "(--tasks write-bassline@1000-1009)")
+        published = [t for t in ids if "@" not in t]
+        ids = sorted(set(ids) | set(sample_ids(variants, published)))
     outside = [t for t in ids if split != "all" and bench.task(t).split != split]
     if named and outside:
         raise UsageError(f"--tasks: {', '.join(outside)} not in the {split} split; add --split all "

@@ -19,6 +19,7 @@ import pytest
 
 from pytest_overdub.bench.report import result_to_dict
 from pytest_overdub.bench.tasks import Bench, bundled_bench, candidate_song, score_path, start_song
+from pytest_overdub.bench.variants import templates
 from pytest_overdub.song.model import dumps_song
 from pytest_overdub.song.submission import load_submission, submission_from_data
 
@@ -350,11 +351,12 @@ def test_an_unrelated_project_collects_nothing_from_the_plugin(pytester):
     (pytester.path / "tasks" / "thing.json").write_text("{}")
     res = _run(pytester, "--collect-only", "-q")
     assert [line for line in res.outlines if "::" in line] == ["test_x.py::test_x"]
-    # on purpose: the bundled self-check (15 task files; collection only)
+    # on purpose: the bundled self-check (15 task files and 1 variant per template; collection only)
     shutil.rmtree(pytester.path / "tasks")
     res = _run(pytester, "--collect-only", "-q", "--overdub-self-check", "-k", "oracle")
-    n_tasks = len(bundled_bench().task_ids())
-    assert len([line for line in res.outlines if line.endswith("::oracle")]) == n_tasks
+    n_tasks, n_templates = len(bundled_bench().task_ids()), len(templates())
+    oracles = [line for line in res.outlines if line.endswith("::oracle")]
+    assert (sum("@" not in o for o in oracles), sum("@" in o for o in oracles)) == (n_tasks, n_templates)
 
 
 def test_xdist_report_equals_serial_apart_from_timings(pytester, bench, solved_song, monkeypatch):

@@ -1,0 +1,57 @@
+"""Which variants a run takes: the fixed train sample, and ``<task>@A-B`` seed ranges.
+
+Conventions:
+
+* The sample of N train variants of a template is the first N of its train seeds (1-99) ordered by
+  ``sha256("<task>@<seed>")``: a fixed list, the same on every machine and in every run, so everyone's
+  "sample of 10" is the same ten variants, and a larger sample holds every smaller one. ``all`` is every
+  train seed (ordered the same way).
+* ``<task>@A-B`` names seeds A to B inclusive (``write-bassline@1000-1009``); each id is checked as a
+  variant id (its template known, every seed in one split).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from ..errors import UsageError
+from .variants import TRAIN_SEEDS, parse_variant_id, templates
+
+SEED_RANGE = re.compile(r"^(?P<task>[a-z0-9][a-z0-9-]*)@(?P<first>[0-9]{1,18})-(?P<last>[0-9]{1,18})$")
+MAX_RANGE = 10_000
+
+
+def sample_seeds(task: str, count: int | None) -> list[int]:
+    """The first ``count`` train seeds of ``task`` in sha256 order (``None``: all 99)."""
+    order = sorted(TRAIN_SEEDS, key=lambda s: hashlib.sha256(f"{task}@{s}".encode()).hexdigest())
+    return order if count is None else order[:count]
+
+
+def sample_ids(count: int | None, tasks: list[str] | None = None) -> list[str]:
+    """The fixed sample's variant ids, ``count`` per template (of ``tasks``, else of every template)."""
+    names = sorted(templates()) if tasks is None else [t for t in sorted(tasks) if t in templates()]
+    return [f"{name}@{seed}" for name in names for seed in sample_seeds(name, count)]
+
+
+def variant_count(text: str, *, what: str) -> int | None:
+    """``N`` (0-99) or ``all`` (None), as ``--variants`` and ``--overdub-variants`` take it."""
+    if text == "all":
+        return None
+    if text.isdigit() and int(text) <= len(TRAIN_SEEDS):
+        return int(text)
+    raise UsageError(f"{what}={text}: want a number of variants per template, 0-{len(TRAIN_SEEDS)}, or all")
+
+
+def expand_ids(text: str) -> list[str]:
+    """``<task>@A-B`` -> its variant ids; any other text -> itself (one id, checked by the caller)."""
+    m = SEED_RANGE.match(text)
+    if m is None:
+        return [text]
+    first, last = int(m.group("first")), int(m.group("last"))
+    if last < first or last - first >= MAX_RANGE:
+        raise UsageError(f"{text}: want <task>@FIRST-LAST with FIRST <= LAST and at most {MAX_RANGE} seeds")
+    ids = [f"{m.group('task')}@{seed}" for seed in range(first, last + 1)]
+    for vid in ids:
+        parse_variant_id(vid)
+    return ids

@@ -1,0 +1,64 @@
+"""The plugin collects variants ``<task>@<seed>`` (the fixed train sample, ``--overdub-variants``) beside
+the task files: scored on a folder of answers like any task, and held to the validity rules in the
+self-check. The bench here is the one task mix-darken-keys; its 1-variant sample is mix-darken-keys@55."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_overdub.bench.tasks import bundled_bench
+from pytest_overdub.bench.variant_sample import sample_ids
+from pytest_overdub.bench.variants import variant
+
+pytest_plugins = ["pytester"]
+
+TASK = "mix-darken-keys"
+VID = sample_ids(1, [TASK])[0]
+
+
+@pytest.fixture
+def bench_dir(pytester: pytest.Pytester) -> Path:
+    src = bundled_bench()
+    for name in ("tasks", "songs", "oracles", "near_misses"):
+        (pytester.path / name).mkdir()
+    shutil.copy(src.tasks_dir / f"{TASK}.json", pytester.path / "tasks")
+    shutil.copy(src.root / "songs" / f"{src.task(TASK).song}.json", pytester.path / "songs")
+    shutil.copy(src.oracle_path(TASK), pytester.path / "oracles")
+    for p in src.near_miss_paths(TASK):
+        shutil.copy(p, pytester.path / "near_misses")
+    return pytester.path
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA", *args)
+
+
+def test_a_submission_folder_answers_the_sampled_variants(pytester, bench_dir):
+    answers = bench_dir / "answers"
+    answers.mkdir()
+    (answers / f"{VID}.json").write_text(json.dumps({"ops": variant(VID).oracle.ops}))
+    report = bench_dir / "r.json"
+    result = _run(pytester, f"--overdub-submission={answers}", "--overdub-variants=1", f"--overdub-report={report}")
+    result.assert_outcomes(passed=len(variant(VID).task.checks) + len(variant(VID).task.house_gates) + 1,
+                           skipped=1)  # the published task has no answer in the folder
+    tasks = {t["id"]: t for t in json.loads(report.read_text())["tasks"]}
+    assert list(tasks) == [VID] and tasks[VID]["score"] >= 0.9
+    # by default a submission run collects no variant
+    assert f"{VID}" not in "\n".join(_run(pytester, f"--overdub-submission={answers}", "--collect-only", "-q").outlines)
+
+
+def test_the_self_check_holds_a_sampled_variant_to_the_rules(pytester, bench_dir):
+    assert not any("@" in line for line in _run(pytester, "--collect-only", "-q").outlines)  # not the bundled bench
+    listed = _run(pytester, "--collect-only", "-q", "--overdub-variants=1").outlines
+    assert f"tasks/{VID}.json::{VID}::oracle" in listed and f"tasks/{VID}.json::{VID}::repeat" in listed
+    assert f"tasks/{VID}.json::{VID}::cheat-master-eq" in listed
+    assert sum(f"{TASK}@" in line for line in _run(pytester, "--collect-only", "-q", "--overdub-variants=3").outlines
+               if "::oracle" in line) == 3
+    result = _run(pytester, "--overdub-variants=1", "-k", f"{TASK} and 55 and (oracle or master)")
+    result.assert_outcomes(passed=2)
+    bad = _run(pytester, "--overdub-variants=lots")
+    assert "--overdub-variants=lots: want a number of variants per template, 0-99, or all" in "\n".join(bad.errlines)
