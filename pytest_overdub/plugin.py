@@ -138,7 +138,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(also OVERDUB_WEAK_SANDBOX=1); the report says which layers ran")
     group.addoption("--overdub-variants", metavar="N|all", default=None,
                     help="also collect the fixed sample of N train variants (<task>@<seed>) of each task, or all 99 "
-                         "(default: none with a submission, 1 per task in the self-check)")
+                         "(default: none; a variant's self-check costs 10-100 s, so the sample is asked for)")
     parser.addini("overdub_tasks", "the tasks directory, relative to the ini file", default="")
 
 
@@ -248,7 +248,7 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
                 pass_line=_pass_line(_opt(config, "overdub_pass")),
                 trusted=True if _opt(config, "overdub_trust_kernels") else None,
                 variants=_variants(_opt(config, "overdub_variants"),
-                                   default=0 if sub_arg else _self_check_sample(tasks_dir)))
+                                   default=0))
     report = _opt(config, "overdub_report")
     if report:
         mode.report_path = _report_path(config, report)
@@ -335,14 +335,6 @@ def _variants(text: str | None, *, default: int) -> int | None:
         return variant_count(text, what="--overdub-variants")
     except OverdubError as exc:
         raise pytest.UsageError(str(exc)) from None
-
-
-def _self_check_sample(tasks_dir: Path) -> int:
-    """The self-check's default sample: 1 variant per template for the bundled bench's tasks (the tasks the
-    templates generalise), none for another tasks directory."""
-    from .bench.tasks import bundled_bench
-
-    return 1 if tasks_dir == bundled_bench().tasks_dir.resolve() else 0
 
 
 def _should_add_tasks(config: pytest.Config) -> bool:
