@@ -24,6 +24,7 @@ from ..cliargs import Parser
 from ..errors import UsageError
 from .reader import Run, Trial, load_run
 from .stats import paired_bootstrap_diff_ci, seed_from, sign_test
+from .summary import rounded
 
 ALPHA = 0.05
 TIE = 1e-9
@@ -75,7 +76,7 @@ def compare(a: Run, b: Run) -> dict[str, Any]:
         "pass_rate_diff": _mean(tasks[t]["pass_rate_diff"] for t in ids),
         "sign_test": {"p": p, "a_higher": pos, "b_higher": neg, "ties": ties},
     }
-    return _rounded({
+    return rounded({
         "a": {"dir": str(a.root), "agent": (a.meta.get("agent") or {}).get("id")},
         "b": {"dir": str(b.root), "agent": (b.meta.get("agent") or {}).get("id")},
         "unpaired": _unpaired(ta, tb),
@@ -117,16 +118,6 @@ def _unpaired(ta: dict[tuple[str, int], Trial], tb: dict[tuple[str, int], Trial]
 def _mean(values: Any) -> float:
     v = list(values)
     return sum(v) / len(v)
-
-
-def _rounded(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, 6)
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    return value
 
 
 def compare_text(r: dict[str, Any]) -> str:

@@ -44,7 +44,7 @@ def build_summary(run: Run, *, reference: dict[str, dict[str, Any] | None] | Non
     families = _groups(tasks, by_task, "family")
     splits = _groups(tasks, by_task, "split")
     hashes = run.meta.get("grader_hashes", {})
-    return _rounded({
+    return rounded({
         "format": FORMAT,
         "run": {"agent": run.meta.get("agent"), "bench_version": run.meta.get("bench_version"),
                 "grader_hash": run.meta.get("grader_hash"), "trials_planned": run.planned_trials,
@@ -160,13 +160,15 @@ def _incomplete(run: Run, by_task: dict[str, list[Trial]]) -> dict[str, int]:
     return {t: m for t, m in sorted(missing.items()) if m > 0}
 
 
-def _rounded(value: Any) -> Any:
+def rounded(value: Any) -> Any:
+    """``value`` with every float rounded to 6 decimals, through dicts and lists (the summary's and the
+    comparison's JSON: the same run always writes the same bytes)."""
     if isinstance(value, float):
         return round(value, 6)
     if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
+        return {k: rounded(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_rounded(v) for v in value]
+        return [rounded(v) for v in value]
     return value
 
 
