@@ -4,7 +4,7 @@ They are scored with the installed bench (the same rules as ``overdub run``) and
 ``OUT/bench_reference.json`` as ``{"format", "tasks": {task: {"grader_hash", "oracle", "baseline"}}}``;
 an entry is reused while the installed grader hash of its task (:func:`~pytest_overdub.bench.tasks.grader_hash`)
 is the one it was scored under, so each task is scored once per grader. A task the installed bench does
-not have gets no reference (``None``).
+not have gets no reference (``None``); a variant's oracle and baseline are its template's.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ def bench_reference(root: Path, task_ids: list[str]) -> dict[str, dict[str, Any]
     """task -> ``{"grader_hash", "oracle", "baseline"}`` (None for a task the installed bench lacks)."""
     from ..bench.tasks import bundled_bench, grader_hash
 
+    from ..bench.variants import is_variant_id
+
     bench = bundled_bench()
     known = set(bench.task_ids())
     path = root / FILE
@@ -32,7 +34,7 @@ def bench_reference(root: Path, task_ids: list[str]) -> dict[str, dict[str, Any]
     out: dict[str, dict[str, Any] | None] = {}
     changed = False
     for task_id in task_ids:
-        if task_id not in known:
+        if task_id not in known and not _known_variant(task_id, is_variant_id):
             out[task_id] = None
             continue
         task = bench.task(task_id)
@@ -48,10 +50,28 @@ def bench_reference(root: Path, task_ids: list[str]) -> dict[str, dict[str, Any]
     return out
 
 
+def _known_variant(task_id: str, is_variant_id: Any) -> bool:
+    """A variant of a template the installed bench has (its oracle is made by the template)."""
+    from ..bench.variants import parse_variant_id, templates
+    from ..errors import OverdubError
+
+    if not is_variant_id(task_id):
+        return False
+    try:
+        return parse_variant_id(task_id)[0] in templates()
+    except OverdubError:
+        return False
+
+
 def _score(task: Any, bench: Any, h: str) -> dict[str, Any]:
     from ..bench.validity import check_baseline, check_oracle
 
-    oracle, baseline = check_oracle(task, bench), check_baseline(task, bench)
+    if "@" in task.id:  # a variant: its oracle and baseline come from its template
+        from ..bench.variant_rules import variant_verdict
+
+        oracle, baseline = variant_verdict(task.id, "oracle", bench), variant_verdict(task.id, "baseline", bench)
+    else:
+        oracle, baseline = check_oracle(task, bench), check_baseline(task, bench)
     return {"grader_hash": h, "oracle": oracle.result.score, "baseline": baseline.result.score}
 
 

@@ -89,3 +89,11 @@ def test_a_studio_session_opens_on_a_test_variant():
 
     studio = Studio.for_task("write-bassline@1003")
     assert studio.song.id == "gen-t1-1003" == variant("write-bassline@1003").task.song
+
+
+def test_the_reports_reference_scores_a_variant_from_its_template(tmp_path):
+    from pytest_overdub.evaluate.reference import bench_reference
+
+    ref = bench_reference(tmp_path, ["mix-darken-keys@17", "no-such-task@3"])
+    assert ref["no-such-task@3"] is None
+    assert ref["mix-darken-keys@17"]["oracle"] >= 0.9 and ref["mix-darken-keys@17"]["baseline"] < 0.5
