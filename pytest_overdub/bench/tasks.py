@@ -1,11 +1,8 @@
 """Tasks: loading them, the song an agent is handed, and scoring a submission (docs/formats.md, docs/scoring.md).
 
-A *bench* is a directory holding ``tasks/``, ``songs/``, ``oracles/`` and ``near_misses/``. The bundled
-bench is this checkout's (or, installed from a wheel, the copy packaged as ``pytest_overdub/data``).
-
-Answer files, by name: ``oracles/<task>.json`` (the oracle), ``oracles/<task>.alt-<what>.json``
-(alternative correct answers), ``near_misses/<task>.cheat-<what>.json`` (cheats: answers that game the
-checks) and every other ``near_misses/<task>.<what>.json`` (near misses).
+A *bench* is a directory holding ``tasks/``, ``songs/``, ``oracles/`` and ``near_misses/`` (where each
+answer file lives: :mod:`.layout`). The bundled bench is this checkout's (or, installed from a wheel, the
+copy packaged as ``pytest_overdub/data``).
 """
 
 from __future__ import annotations
@@ -25,32 +22,20 @@ from ..song.ids import stable_ids
 from ..song.model import Song, describe_validation_error, load_song, read_json
 from ..song.ops import apply_ops, apply_transactions
 from ..song.submission import Submission
+from .layout import BenchLayout, bundled_root
 from .model import HOUSE_GATES, Task
 from .scope import LABEL as SCOPE_LABEL
 from .scoring import CheckResult, TaskResult, task_score
 
-ALT = "alt-"  # oracles/<task>.alt-<what>.json
-CHEAT = "cheat-"  # near_misses/<task>.cheat-<what>.json
 TRANSCRIPTION = "transcription"  # the family scored from notes (pytest_overdub/transcribe/)
 
 __all__ = ["Bench", "Task", "bundled_bench", "load_task", "score_task", "start_song", "grader_hash"]
 
 
 @dataclass(frozen=True)
-class Bench:
-    """A directory of tasks, songs, oracles and near misses."""
-
-    root: Path
-
-    @property
-    def tasks_dir(self) -> Path:
-        return self.root / "tasks"
-
-    def task_paths(self) -> list[Path]:
-        return sorted(self.tasks_dir.glob("*.json"))
-
-    def task_ids(self) -> list[str]:
-        return [p.stem for p in self.task_paths()]
+class Bench(BenchLayout):
+    """A directory of tasks, songs, oracles and near misses: its files (:class:`.layout.BenchLayout`), its
+    tasks and songs, variants and generated songs included."""
 
     def task(self, task_id: str) -> Task:
         """A task file's task, or a variant's (``<task>@<seed>``, bench/variants.py)."""
@@ -76,30 +61,10 @@ class Bench:
             raise TaskError(f"song {name!r}: no file {path}")
         return load_song(path)
 
-    def oracle_path(self, task_id: str) -> Path:
-        return self.root / "oracles" / f"{task_id}.json"
-
-    def alternative_paths(self, task_id: str) -> list[Path]:
-        """Other correct answers: ``oracles/<task>.alt-<what>.json``."""
-        return sorted((self.root / "oracles").glob(f"{task_id}.{ALT}*.json"))
-
-    def near_miss_paths(self, task_id: str) -> list[Path]:
-        """Plausible wrong answers: ``near_misses/<task>.<what>.json``, cheats excepted."""
-        return [p for p in sorted((self.root / "near_misses").glob(f"{task_id}.*.json"))
-                if not p.name.startswith(f"{task_id}.{CHEAT}")]
-
-    def cheat_paths(self, task_id: str) -> list[Path]:
-        """Answers that game the checks: ``near_misses/<task>.cheat-<what>.json``."""
-        return sorted((self.root / "near_misses").glob(f"{task_id}.{CHEAT}*.json"))
-
 
 def bundled_bench() -> Bench:
     """The bench shipped with the package: the checkout's directories, else the wheel's data copy."""
-    here = Path(__file__).resolve().parent.parent
-    checkout = here.parent
-    if (checkout / "tasks").is_dir() and (checkout / "songs").is_dir():
-        return Bench(checkout)
-    return Bench(here / "data")
+    return Bench(bundled_root())
 
 
 def load_task(path: str | Path) -> Task:

@@ -30,7 +30,8 @@ from ..song.model import Song, read_json
 from ..song.submission import Submission, submission_from_data
 from .model import Task
 from .scoring import TaskResult
-from .tasks import ALT, CHEAT, TRANSCRIPTION, Bench, candidate_song, score_task, start_song
+from .layout import ALT, CHEAT
+from .tasks import TRANSCRIPTION, Bench, candidate_song, score_task, start_song
 
 ORACLE_MIN = 0.9
 MISS_MAX = 0.5

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..layout import BenchLayout, bundled_root
 from .base import Answer
 
 
@@ -22,9 +23,7 @@ def _answer(path: Path, name: str, *, old: str, new: str) -> Answer:
 
 def published_answers(task_id: str, *, old: str, new: str) -> tuple[Answer, tuple[Answer, ...]]:
     """(oracle, near misses and cheats) of the published task ``task_id``, track ``old`` renamed ``new``."""
-    from ..tasks import bundled_bench
-
-    bench = bundled_bench()
+    bench = BenchLayout(bundled_root())
     oracle = _answer(bench.oracle_path(task_id), "oracle", old=old, new=new)
     misses = tuple(_answer(p, p.stem.split(".", 1)[1], old=old, new=new)
                    for p in bench.near_miss_paths(task_id) + bench.cheat_paths(task_id))
@@ -33,8 +32,6 @@ def published_answers(task_id: str, *, old: str, new: str) -> tuple[Answer, tupl
 
 def published_checks(task_id: str, *, old: str, new: str) -> list[dict[str, Any]]:
     """The published task's checks, their ``track`` and the track's name in their labels renamed ``new``."""
-    from ..tasks import bundled_bench
-
-    data = json.loads((bundled_bench().tasks_dir / f"{task_id}.json").read_text(encoding="utf-8"))
+    data = json.loads((BenchLayout(bundled_root()).tasks_dir / f"{task_id}.json").read_text(encoding="utf-8"))
     return [{**c, "track": new, "label": c["label"].replace(old, new)} if c.get("track") == old else dict(c)
             for c in data["checks"]]
