@@ -30,3 +30,20 @@ class Template:
     id: str
     tier: int
     build: Callable[[Generated, str], tuple[dict[str, Any], Answer, tuple[Answer, ...]]]
+
+
+def track_add_op(name: str, *, instrument: dict[str, Any], ref: str, mute: bool = False,
+                 solo: bool = False) -> dict[str, Any]:
+    """``track.add`` of a new track at 0 dB on ``instrument`` (``{"device", "params"}``), named ``$ref`` later."""
+    track: dict[str, Any] = {"name": name, "instrument": instrument, "gain": 0}
+    if mute:
+        track["mute"] = True
+    if solo:
+        track["solo"] = True
+    return {"type": "track.add", "track": track, "ref": ref}
+
+
+def clip_add_op(ref: str, *, start: float, length: float, name: str, notes: list[dict[str, Any]]) -> dict[str, Any]:
+    """``clip.add`` of ``notes`` (beats relative to the clip's ``start``) on the track added as ``ref``."""
+    return {"type": "clip.add", "track": f"${ref}", "clip": {"start": start, "length": length, "name": name,
+                                                            "notes": notes}}

@@ -19,7 +19,7 @@ from typing import Any
 
 from ...generate.build import Generated
 from ...generate.harmony import KeySig
-from .base import Answer
+from .base import Answer, clip_add_op, track_add_op
 
 TIER = 1
 NOTES_PER_BAR = (2, 8)
@@ -49,15 +49,11 @@ def _line(truth, section, hook: list[tuple[float, int, float, float]]) -> list[t
 
 
 def _track(name: str, *, mute: bool = False) -> dict[str, Any]:
-    track = {"name": name, "instrument": {"device": "core.keys", "params": {}}, "gain": 0}
-    if mute:
-        track["mute"] = True
-    return {"type": "track.add", "track": track, "ref": "ctr"}
+    return track_add_op(name, instrument={"device": "core.keys", "params": {}}, ref="ctr", mute=mute)
 
 
 def _clip(start: float, length: float, notes: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"type": "clip.add", "track": "$ctr", "clip": {"start": start, "length": length, "name": "counter",
-                                                          "notes": notes}}
+    return clip_add_op("ctr", start=start, length=length, name="counter", notes=notes)
 
 
 def build(made: Generated, variant_id: str):

@@ -25,7 +25,7 @@ from typing import Any
 
 from ...generate.build import Generated
 from ...generate.harmony import KeySig
-from .base import Answer
+from .base import Answer, clip_add_op, track_add_op
 
 TIER = 1
 NOTES_PER_BAR = 10
@@ -33,18 +33,12 @@ LOW = 52  # E3: the lowest root of the oracle's triads
 
 
 def _track(*, mute: bool = False, solo: bool = False) -> dict[str, Any]:
-    track: dict[str, Any] = {"name": "Harmony", "instrument": {"device": "core.pad", "params": {"attack": 0.2}},
-                             "gain": 0}
-    if mute:
-        track["mute"] = True
-    if solo:
-        track["solo"] = True
-    return {"type": "track.add", "track": track, "ref": "h"}
+    return track_add_op("Harmony", instrument={"device": "core.pad", "params": {"attack": 0.2}}, ref="h",
+                        mute=mute, solo=solo)
 
 
 def _clip(start: float, length: float, notes: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"type": "clip.add", "track": "$h", "clip": {"start": start, "length": length, "name": "chords",
-                                                        "notes": notes}}
+    return clip_add_op("h", start=start, length=length, name="chords", notes=notes)
 
 
 def _held(pitches_per_bar: list[list[int]], *, bar_beats: float, at: float = 0.0) -> list[dict[str, Any]]:
