@@ -12,6 +12,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from ..cliargs import Parser, arg, int_in
 from .commands import BENCH_HELP, bench_dir
@@ -175,21 +176,30 @@ def _run_variants(args: argparse.Namespace) -> int:
             print(f"overdub run: {t}: no template (templates: {', '.join(sorted(templates()))})", file=sys.stderr)
             return 2
     ids = sample_ids(variant_count(args.variants, what="--variants"), args.tasks or None)
+    rows = _rows(_variant_rows, ids, [not args.no_repeat] * len(ids), jobs=args.jobs, json=args.json,
+                 table=_variant_table, noun="variants")
+    return 0 if all(v["ok"] for r in rows for v in r["verdicts"]) else 1
+
+
+def _rows(fn: Any, *columns: list, jobs: int, json: bool, table: Any, noun: str) -> list[dict]:
+    """``fn`` over the zipped ``columns`` (in ``jobs`` worker processes when there are several), printed
+    as JSON or as ``table`` with the count and the wall time; the rows."""
+    n = len(columns[0])
     t0 = time.perf_counter()
-    if args.jobs > 1 and len(ids) > 1:
-        with ProcessPoolExecutor(max_workers=min(args.jobs, len(ids))) as pool:
-            rows = list(pool.map(_variant_rows, ids, [not args.no_repeat] * len(ids)))
+    if jobs > 1 and n > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, n)) as pool:
+            rows = list(pool.map(fn, *columns))
     else:
-        rows = [_variant_rows(v, not args.no_repeat) for v in ids]
+        rows = [fn(*a) for a in zip(*columns)]
     wall = time.perf_counter() - t0
-    if args.json:
+    if json:
         from .report import dumps_json
 
         print(dumps_json({"rows": rows, "seconds": round(wall, 2)}))
     else:
-        print(_variant_table(rows))
-        print(f"\n{len(ids)} variants in {wall:.1f} s")
-    return 0 if all(v["ok"] for r in rows for v in r["verdicts"]) else 1
+        print(table(rows))
+        print(f"\n{n} {noun} in {wall:.1f} s")
+    return rows
 
 
 def _by(row: dict, rule: str) -> float:
@@ -222,20 +232,8 @@ def main(argv: list[str]) -> int:
     ids = args.tasks or bench.task_ids()
     for t in ids:
         bench.task(t)  # a clear error for an unknown id before any work starts
-    t0 = time.perf_counter()
-    if args.jobs > 1 and len(ids) > 1:
-        with ProcessPoolExecutor(max_workers=min(args.jobs, len(ids))) as pool:
-            rows = list(pool.map(_task_rows, [str(bench.root)] * len(ids), ids, [not args.no_repeat] * len(ids)))
-    else:
-        rows = [_task_rows(str(bench.root), t, not args.no_repeat) for t in ids]
-    wall = time.perf_counter() - t0
-    if args.json:
-        from .report import dumps_json
-
-        print(dumps_json({"rows": rows, "seconds": round(wall, 2)}))
-    else:
-        print(_table(rows))
-        print(f"\n{len(ids)} tasks in {wall:.1f} s")
+    rows = _rows(_task_rows, [str(bench.root)] * len(ids), ids, [not args.no_repeat] * len(ids), jobs=args.jobs,
+                 json=args.json, table=_table, noun="tasks")
     from .validity import check_bench
 
     problems = check_bench(bench) if not args.tasks else []
