@@ -466,7 +466,9 @@ class Task(pytest.Collector):
         folder = self.mode.submission_path
         assert folder is not None
         if self.task.family == "transcription":
-            return (folder / self.task.id).is_dir() or any((folder / n).is_file() for n in ("notes.json", "notes.mid", "notes.midi"))
+            from .transcribe.answer import FOLDER_NAMES
+
+            return (folder / self.task.id).is_dir() or any((folder / n).is_file() for n in FOLDER_NAMES)
         if not self.task.is_audio:
             return self.submission_path().is_file()
         return (folder / self.task.id).is_dir() or any(any(folder.glob(a.name)) for a in self.task.answer)

@@ -453,3 +453,21 @@ def test_a_notes_answer_scores_the_transcription_tasks_and_not_the_song_tasks(py
     data = json.loads(report.read_text())
     f1 = next(c for t in data["tasks"] if t["id"] == hook for c in t["checks"] if c["id"] == "f1-hook")
     assert f1["value"] == pytest.approx(2 / 39)  # 2PR/(P+R) with P = 1, R = 1/38
+
+
+def test_a_folder_of_answers_skips_a_transcription_task_without_notes_and_scores_one_with_them(pytester, bench):
+    src = bundled_bench()
+    hook = "transcribe-solo-hook"
+    for name, path in (("tasks", src.tasks_dir / f"{hook}.json"), ("songs", src.root / "songs" / "night-shift.json"),
+                       ("oracles", src.oracle_path(hook))):
+        shutil.copy(path, pytester.path / name)
+    answers = pytester.path / "answers"
+    answers.mkdir()
+    shutil.copy(bench.oracle_path(QUANT), answers / f"{QUANT}.json")
+    skipped = _run(pytester, f"--overdub-submission={answers}", "-k", hook, "-rs")
+    skipped.stdout.fnmatch_lines([f"SKIPPED * no answer for task {hook}: *"])
+    (answers / hook).mkdir()  # DIR/<task-id>/ holding notes.json: the task's answer
+    (answers / hook / "notes.json").write_text(
+        '{"time": "seconds", "parts": {"hook": [{"p": 76, "t": 0.0, "d": 0.5}]}}', encoding="utf-8")
+    scored = _outcomes(_run(pytester, f"--overdub-submission={answers}", "-k", hook, "-rA"))
+    assert scored[f"tasks/{hook}.json::{hook}::score"] == "FAILED"  # one note of many: scored, not skipped
