@@ -8,10 +8,10 @@ from __future__ import annotations
 from ..song.submission import submission_from_data
 from ..errors import TaskError
 from .scoring import TaskResult
-from .tasks import Bench, candidate_song, score_task, start_song
+from .tasks import TRANSCRIPTION, Bench, candidate_song, score_task, start_song
 from .validity import MISS_MAX, ORACLE_MIN, Verdict, _same, scramble_new_ids
 from .templates.base import Answer
-from .variants import variant
+from .variants import Variant, variant
 
 
 def variant_rules(variant_id: str) -> list[str]:
@@ -28,22 +28,16 @@ def variant_verdict(variant_id: str, rule: str, bench: Bench, *, trusted: bool |
                     first: TaskResult | None = None) -> Verdict:
     """Run ``rule`` on the variant (``first``: the oracle's result, for ``repeat``)."""
     v = variant(variant_id)
-    start = start_song(v.task, bench=bench)
     if rule == "baseline":
-        r = score_task(v.task, None, bench=bench, trusted=trusted, start=start)
+        r = score_answer(v, None, bench, trusted=trusted)
         return Verdict(v.id, rule, r.score < MISS_MAX, f"doing nothing scores {r.score:.3f} (want < {MISS_MAX})", r)
-    oracle = submission_from_data(v.oracle.ops, source=f"{v.id} oracle")
     if rule == "oracle":
-        r = score_task(v.task, oracle, bench=bench, trusted=trusted, start=start)
+        r = score_answer(v, v.oracle, bench, trusted=trusted)
         return Verdict(v.id, rule, r.score >= ORACLE_MIN, f"oracle scores {r.score:.3f} (want >= {ORACLE_MIN})", r)
     if rule == "repeat":
-        from ..render.stems import PROCESS_CACHE
-
         if first is None:
-            first = score_task(v.task, oracle, bench=bench, trusted=trusted, start=start)
-        song = scramble_new_ids(candidate_song(start, oracle), start=start, seed=len(v.id) * 7919)
-        PROCESS_CACHE.clear()
-        second = score_task(v.task, song, bench=bench, trusted=trusted, start=start)
+            first = score_answer(v, v.oracle, bench, trusted=trusted)
+        second = _again(v, bench, trusted=trusted)
         diffs = [f"{a.id}: {a.value!r} then {b.value!r}" for a, b in zip(first.checks, second.checks)
                  if not _same(a.value, b.value)]
         ok = not diffs and first.score == second.score
@@ -52,8 +46,56 @@ def variant_verdict(variant_id: str, rule: str, bench: Bench, *, trusted: bool |
     miss = next((m for m in v.near_misses if _rule(m) == rule), None)
     if miss is None:
         raise TaskError(f"variant {v.id}: no rule {rule!r} (rules: {', '.join(variant_rules(v.id))})")
-    r = score_task(v.task, submission_from_data(miss.ops, source=f"{v.id} {miss.name}"), bench=bench,
-                   trusted=trusted, start=start)
+    r = score_answer(v, miss, bench, trusted=trusted)
     held = [c for c in miss.fails if r.check(c).score >= 1.0]
     msg = f"{miss.name} scores {r.score:.3f} (want < {MISS_MAX})" + (f"; passes {', '.join(held)}" if held else "")
     return Verdict(v.id, rule, r.score < MISS_MAX and not held, msg, r)
+
+
+def score_answer(v: Variant, answer: Answer | None, bench: Bench, *, trusted: bool | None = None) -> TaskResult:
+    """One of the variant's answers scored on it (None: doing nothing): ops on a song task; made by code
+    (``answer.make``) on an audio or a transcription task, as a published task's made answer is."""
+    task = v.task
+    if task.is_audio:
+        from .audio.validity import score_made
+
+        return score_made(task, "do-nothing" if answer is None else _make(v, answer), bench)
+    if task.family == TRANSCRIPTION:
+        from ..transcribe.answers import made_from_data
+
+        made = None if answer is None else made_from_data({"make": _make(v, answer)}, source=f"{v.id} {answer.name}")
+        return score_task(task, made, bench=bench)
+    if answer is not None and answer.make is not None:
+        raise TaskError(f"variant {v.id}: {answer.name}: a song task's answer is ops, not make={answer.make!r}")
+    start = start_song(task, bench=bench)
+    sub = None if answer is None else submission_from_data(answer.ops, source=f"{v.id} {answer.name}")
+    return score_task(task, sub, bench=bench, trusted=trusted, start=start)
+
+
+def _make(v: Variant, answer: Answer) -> str:
+    if answer.make is None:
+        raise TaskError(f"variant {v.id}: {answer.name}: an audio or transcription task's answer is made by code "
+                        "(make), not ops")
+    return answer.make
+
+
+def _again(v: Variant, bench: Bench, *, trusted: bool | None) -> TaskResult:
+    """The oracle scored again from scratch: song tasks with fresh renders and fresh random ids; an audio
+    task's files made again into a fresh folder; a transcription task's notes made and matched again."""
+    if v.task.is_audio:
+        import tempfile
+        from pathlib import Path
+
+        from .audio.validity import score_made
+
+        with tempfile.TemporaryDirectory(prefix="overdub-repeat-") as tmp:
+            return score_made(v.task, _make(v, v.oracle), bench, fresh=Path(tmp))
+    if v.task.family == TRANSCRIPTION:
+        return score_answer(v, v.oracle, bench, trusted=trusted)
+    from ..render.stems import PROCESS_CACHE
+
+    start = start_song(v.task, bench=bench)
+    oracle = submission_from_data(v.oracle.ops, source=f"{v.id} oracle")
+    song = scramble_new_ids(candidate_song(start, oracle), start=start, seed=len(v.id) * 7919)
+    PROCESS_CACHE.clear()
+    return score_task(v.task, song, bench=bench, trusted=trusted, start=start)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from ..errors import TaskError
 from ..generate.build import Generated
@@ -91,7 +92,10 @@ def variant(variant_id: str) -> Variant:
     made = generate(seed, template.tier)
     fields, oracle, misses = template.build(made, variant_id)
     split = split_of(seed)
-    task = Task.model_validate({"id": variant_id, "song": made.song.id, **fields, "split": split})
+    model: Any = Task
+    if fields.get("family") == "transcription":
+        from ..transcribe.task import TranscriptionTask as model  # notes in, no song out
+    task = model.model_validate({"id": variant_id, "song": made.song.id, **fields, "split": split})
     return Variant(id=variant_id, seed=seed, split=split, made=made, task=task, oracle=oracle,
                    near_misses=misses)
 

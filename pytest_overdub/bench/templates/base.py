@@ -11,12 +11,18 @@ from ...generate.build import Generated
 
 @dataclass(frozen=True)
 class Answer:
-    """An oracle, near miss or cheat of a variant: ``ops`` in any submission form, the checks it fails."""
+    """An oracle, near miss or cheat of a variant: ``ops`` in any submission form, the checks it fails.
+
+    ``make``: instead of ops, the name of an answer maker of the task's family (an audio task's
+    :data:`~pytest_overdub.bench.audio.answers.MAKERS`, a transcription task's
+    :data:`~pytest_overdub.transcribe.answers.MAKERS`), which makes the answer's files or notes by code,
+    as a published task's ``{"make": ...}`` answer file does; ``ops`` is then empty."""
 
     name: str
     why: str
     ops: list[Any]
     fails: tuple[str, ...] = ()
+    make: str | None = None
 
     @property
     def cheat(self) -> bool:
