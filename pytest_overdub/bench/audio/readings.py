@@ -3,9 +3,13 @@
 Windows: a duck's ``depth`` is read over the first 80 ms after a hit, its ``recovery`` 250-350 ms after it
 (hits followed by another within 350 ms are skipped), ``between`` is the 5th percentile of the gain over
 frames more than 400 ms from any hit (so a duck where there is no hit shows, however short). A hit's
-``transient`` is the peak from 2 ms before to 15 ms after it, its ``body`` the rms 40-150 ms after it;
-hits followed by another within 150 ms are skipped. Medians over hits, so one odd hit does not
-decide.
+``transient`` is the peak from 2 ms before to 15 ms after it, its ``body`` the rms 40-150 ms after it,
+its ``incoherent`` the share of the answer's body that is not the source's body through a filter or a
+slow gain (:func:`~pytest_overdub.measure.compare.incoherent_db`: a compressor's lift is the hit itself,
+a reverb tail or an echo is not); hits followed by another within 150 ms are skipped. Medians over hits,
+so one odd hit does not decide. A sequence's ``crest`` is the largest drop of a part's block crest factor
+(:func:`~pytest_overdub.measure.compare.block_crest_db`) from its input's: level matched by crushing a
+song's dynamics shows there.
 """
 
 from __future__ import annotations
@@ -13,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...dsp.levels import FLOOR_DB
-from ...measure.compare import (envelope_correlation, gain_curve_db, hit_times_s, peak_db_in, rms_db_in,
-                                rms_dbfs)
+from ...measure.compare import (block_crest_db, envelope_correlation, gain_curve_db, hit_times_s,
+                                incoherent_db, peak_db_in, rms_db_in, rms_dbfs)
 
 FRAME_S = 0.005
 #: ``between`` reads a low percentile, not the median: a duck anywhere away from the hits shows.
@@ -59,6 +63,8 @@ def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str)
         if measure == "transient":
             a, b = t - 0.002, t + 0.015
             out.append(peak_db_in(answer, sr=sr, start_s=a, stop_s=b) - peak_db_in(source, sr=sr, start_s=a, stop_s=b))
+        elif measure == "incoherent":
+            out.append(incoherent_db(answer, source, sr=sr, start_s=t + 0.04, stop_s=t + 0.15))
         else:
             a, b = t + 0.04, t + 0.15
             out.append(rms_db_in(answer, sr=sr, start_s=a, stop_s=b) - rms_db_in(source, sr=sr, start_s=a, stop_s=b))
@@ -78,5 +84,7 @@ def sequence(answer: np.ndarray, parts: list[np.ndarray], *, sr: int, gap_s: flo
         return max((rms_dbfs(x) for x in gaps), default=FLOOR_DB)
     if measure == "likeness":
         return min(envelope_correlation(answer[:, a:b], p, sr=sr) for (a, b), p in zip(spans, parts))
+    if measure == "crest":
+        return max(block_crest_db(p, sr=sr) - block_crest_db(answer[:, a:b], sr=sr) for (a, b), p in zip(spans, parts))
     loud = [integrated_lufs(answer[:, a:b], sr=sr) for a, b in spans]
     return max(loud) - min(loud) if measure == "spread" else min(loud)
