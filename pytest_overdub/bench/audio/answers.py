@@ -325,9 +325,18 @@ def _ep(parts: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(out, axis=1)
 
 
+def _ep_level(songs: list[np.ndarray], *, ceiling_db: float = -1.5, limiting_db: float = 2.0) -> float:
+    """The loudest common level (LUFS) at which no song needs more than ``limiting_db`` of limiting under
+    ``ceiling_db``: level matched, dynamics kept, whatever the songs."""
+    from ...measure import true_peak_db
+
+    return min(ch.lufs(x) + ceiling_db - true_peak_db(x, sr=SR) for x in songs) + limiting_db
+
+
 @maker("ep.oracle")
 def _ep_oracle(i):
-    return {"ep.wav": _ep([ch.master_to(i[s], target_lufs=-16.0, ceiling_db=-1.5) for s in SONGS])}
+    level = _ep_level([i[s] for s in SONGS])
+    return {"ep.wav": _ep([ch.master_to(i[s], target_lufs=level, ceiling_db=-1.5) for s in SONGS])}
 
 
 @maker("ep.alt-quietest-level")
