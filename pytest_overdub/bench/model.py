@@ -809,7 +809,8 @@ class LikenessCheck(_Against):
 class DuckCheck(_Audio):
     """The gain ``file`` has over ``source`` around each hit of ``hits`` (a clean percussive input):
     ``depth`` the median over hits of the lowest gain in the first 80 ms, ``recovery`` the median gain
-    250-350 ms after the hit, ``between`` the 5th percentile of the gain more than 400 ms from any hit (dB)."""
+    250-350 ms after the hit, ``between`` the 2nd percentile of the gain from 350 ms after a hit to 20 ms
+    before the next (dB)."""
 
     kind: Literal["duck"]
     source: str

@@ -130,3 +130,29 @@ def test_crushing_songs_to_equal_loudness_fails_and_gain_matching_passes():
     cheat = np.concatenate([crushed[0], gap, crushed[1]], axis=1)
     assert abs(sequence(cheat, [a, b], sr=SR, gap_s=1.0, measure="spread")) < 1.0  # equal loudness
     assert sequence(cheat, [a, b], sr=SR, gap_s=1.0, measure="crest") > hi + soft
+
+
+# --- sidechain: "between" has frames to read when the kick is on every beat --------------------------
+
+def test_between_reads_a_four_on_the_floor_kick_and_catches_a_duck_where_there_is_none():
+    """Kicks every 500 ms (120 bpm) left no frame 400 ms from a hit, so ``between`` read NaN and every
+    answer scored 0 on it; it reads 350 ms after a hit to 20 ms before the next."""
+    from pytest_overdub.bench.audio.readings import duck
+
+    (lo, _), soft = _gate("mixdown-sidechain-bass", "between")
+    t = np.arange(6 * SR) / SR
+    bass = 0.3 * np.stack([np.sin(2 * np.pi * 55 * t)] * 2)
+    kicks = np.zeros_like(bass)
+    gain = np.ones(t.size)
+    for start in np.arange(0.25, 5.5, 0.5):
+        a = int(start * SR)
+        kicks[:, a: a + 48] = 0.9
+        gain[a: a + int(0.1 * SR)] = 0.5  # a 100 ms duck on each kick: the job
+    honest = bass * gain
+    assert duck(honest, bass, kicks, sr=SR, measure="between") == pytest.approx(0.0, abs=0.01)
+    off_beat = gain.copy()
+    for start in np.arange(0.25, 5.5, 0.5):
+        a = int((start + 0.4) * SR)  # and a 30 ms duck where there is no kick
+        off_beat[a: a + int(0.03 * SR)] = 0.5
+    got = duck(bass * off_beat, bass, kicks, sr=SR, measure="between")
+    assert got == pytest.approx(-6.0206, abs=0.01) and got < lo - soft

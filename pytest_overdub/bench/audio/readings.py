@@ -1,8 +1,9 @@
 """The readings of the ``duck``, ``hits`` and ``sequence`` checks (docs/audio-tasks.md), over arrays.
 
 Windows: a duck's ``depth`` is read over the first 80 ms after a hit, its ``recovery`` 250-350 ms after it
-(hits followed by another within 350 ms are skipped), ``between`` is the 5th percentile of the gain over
-frames more than 400 ms from any hit (so a duck where there is no hit shows, however short). A hit's
+(hits followed by another within 350 ms are skipped), ``between`` is the 2nd percentile of the gain over
+the frames from 350 ms after a hit to 20 ms before the next (so a duck where there is no hit shows,
+however short, and a kick on every beat still leaves frames to read). A hit's
 ``transient`` is the peak from 2 ms before to 15 ms after it, its ``body`` the rms 40-150 ms after it,
 its ``incoherent`` the share of the answer's body that is not the source's body through a filter or a
 slow gain (:func:`~pytest_overdub.measure.compare.incoherent_db`: a compressor's lift is the hit itself,
@@ -22,7 +23,11 @@ from ...measure.compare import (block_crest_db, envelope_correlation, gain_curve
 
 FRAME_S = 0.005
 #: ``between`` reads a low percentile, not the median: a duck anywhere away from the hits shows.
-BETWEEN_PERCENTILE = 5.0
+BETWEEN_PERCENTILE = 2.0
+#: ``between`` reads the frames from 350 ms after a hit (the duck is over: ``recovery`` reads 250-350 ms)
+#: to 20 ms before the next (a look-ahead sidechain may start early), so a kick on every beat up to
+#: 160 bpm leaves frames to read.
+BETWEEN_AFTER_S, BETWEEN_BEFORE_S = 0.35, 0.02
 
 
 def _median(values: list[float]) -> float:
@@ -37,7 +42,7 @@ def duck(answer: np.ndarray, source: np.ndarray, hits: np.ndarray, *, sr: int, m
     if measure == "between":
         far = np.ones(g.size, bool)
         for t in times:
-            far &= np.abs(frame_t - t) > 0.4
+            far &= (frame_t < t - BETWEEN_BEFORE_S) | (frame_t >= t + BETWEEN_AFTER_S)
         vals = g[far]
         vals = vals[np.isfinite(vals)]
         return float(np.percentile(vals, BETWEEN_PERCENTILE)) if vals.size else float("nan")
