@@ -156,3 +156,25 @@ def test_between_reads_a_four_on_the_floor_kick_and_catches_a_duck_where_there_i
         off_beat[a: a + int(0.03 * SR)] = 0.5
     got = duck(bass * off_beat, bass, kicks, sr=SR, measure="between")
     assert got == pytest.approx(-6.0206, abs=0.01) and got < lo - soft
+
+
+def test_a_blip_at_each_kick_reads_the_depth_but_not_the_hold():
+    """A 6 dB dip for the first 12 ms of each kick made the deepest 5 ms frame read a 6 dB duck; ``hold``
+    reads the gain 20-50 ms after the kick, where a held duck still is and a blip is over."""
+    from pytest_overdub.bench.audio.readings import duck
+
+    (_, hi), soft = _gate("mixdown-sidechain-bass", "hold")
+    t = np.arange(5 * SR) / SR
+    bass = 0.3 * np.stack([np.sin(2 * np.pi * 55 * t)] * 2)
+    kicks = np.zeros_like(bass)
+    held, blip = np.ones(t.size), np.ones(t.size)
+    for start in np.arange(0.5, 4.5, 1.0):
+        a = int(start * SR)
+        kicks[:, a: a + 48] = 0.9
+        held[a: a + int(0.1 * SR)] = 0.5
+        blip[a: a + int(0.012 * SR)] = 0.5
+    for gain in (held, blip):
+        assert duck(bass * gain, bass, kicks, sr=SR, measure="depth") == pytest.approx(-6.0206, abs=0.01)
+    assert duck(bass * held, bass, kicks, sr=SR, measure="hold") == pytest.approx(-6.0206, abs=0.01)
+    assert duck(bass * blip, bass, kicks, sr=SR, measure="hold") == pytest.approx(0.0, abs=0.01)
+    assert 0.0 >= hi + soft  # the blip scores 0 on the gate

@@ -208,6 +208,18 @@ def _sidechain_every_beat(i):
     return {"bass.wav": x * (10.0 ** (g_db / 20.0))[None, :]}
 
 
+@maker("sidechain.cheat-blip")
+def _sidechain_blip(i):
+    """6 dB down for the first 12 ms of each kick only: the deepest frame reads the depth, the kick's body
+    still sits on the full bass."""
+    from ...measure.compare import hit_times_s
+
+    x = i["stems/bass.wav"].copy()
+    for t in hit_times_s(i["stems/kick.wav"], sr=SR):
+        x[:, int(t * SR): int((t + 0.012) * SR)] *= 0.5
+    return {"bass.wav": x}
+
+
 @maker("sidechain.cheat-gated")
 def _sidechain_gated(i):
     from ...measure.compare import hit_times_s

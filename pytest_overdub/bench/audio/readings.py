@@ -1,6 +1,7 @@
 """The readings of the ``duck``, ``hits`` and ``sequence`` checks (docs/audio-tasks.md), over arrays.
 
-Windows: a duck's ``depth`` is read over the first 80 ms after a hit, its ``recovery`` 250-350 ms after it
+Windows: a duck's ``depth`` is read over the first 80 ms after a hit, its ``hold`` 20-50 ms after it (a
+duck held through the kick, not a blip at its start), its ``recovery`` 250-350 ms after it
 (hits followed by another within 350 ms are skipped), ``between`` is the 2nd percentile of the gain over
 the frames from 350 ms after a hit to 20 ms before the next (so a duck where there is no hit shows,
 however short, and a kick on every beat still leaves frames to read). A hit's
@@ -54,6 +55,8 @@ def duck(answer: np.ndarray, source: np.ndarray, hits: np.ndarray, *, sr: int, m
             seg = seg[np.isfinite(seg)]
             if seg.size:
                 out.append(float(seg.min()))
+        elif measure == "hold":
+            out.append(_median(list(g[(frame_t >= t + 0.02) & (frame_t < t + 0.05)])))
         elif nxt - t > 0.35:
             out.append(_median(list(g[(frame_t >= t + 0.25) & (frame_t < t + 0.35)])))
     return _median(out)
