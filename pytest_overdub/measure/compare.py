@@ -31,6 +31,9 @@ Conventions (docs/audio-tasks.md):
   Σ|S|²`` per frequency bin, and the figure is ``10 log10(1 - coherent / Σ|A|²)`` (dB, floor -120). A gain,
   an EQ or a compressor's slowly moving gain on the source reads about -20 dB or lower; a reverb tail or an
   echo of an earlier moment, which is not the source of that moment, about -2 dB.
+* ``latency_samples``: the lag (samples, positive when ``answer`` is late) within ±20 ms at which the mono
+  sums of ``answer`` and ``source`` correlate best: a chain's uncompensated latency, taken out before a
+  frame-by-frame comparison.
 """
 
 from __future__ import annotations
@@ -250,3 +253,23 @@ def incoherent_db(answer: np.ndarray, source: np.ndarray, *, sr: int, start_s: f
     ok = sxx > 0
     coherent = float(np.sum(np.abs(sxy[ok]) ** 2 / sxx[ok]))
     return power_db(max(1.0 - coherent / total, 0.0))
+
+
+def latency_samples(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.02) -> int:
+    """The lag within ±``max_lag_s`` at which ``answer`` best matches ``source`` (see module conventions)."""
+    a = np.asarray(answer, dtype=np.float64).reshape(-1, np.shape(answer)[-1]).sum(axis=0)
+    b = np.asarray(source, dtype=np.float64).reshape(-1, np.shape(source)[-1]).sum(axis=0)
+    n = min(a.size, b.size)
+    size = 1 << int(np.ceil(np.log2(max(2 * n, 2))))
+    xc = np.fft.irfft(np.fft.rfft(a[:n], size) * np.conj(np.fft.rfft(b[:n], size)), size)
+    lags = int(round(max_lag_s * sr))
+    cand = np.concatenate([xc[-lags:], xc[: lags + 1]]) if lags else xc[:1]
+    return int(np.argmax(cand)) - lags
+
+
+def shifted(x: np.ndarray, lag: int) -> np.ndarray:
+    """``x`` moved ``lag`` samples earlier (zeros after), the same length: a late answer brought back."""
+    x = np.asarray(x, dtype=np.float64)
+    if lag <= 0:
+        return np.concatenate([np.zeros(x.shape[:-1] + (-lag,)), x[..., : x.shape[-1] + lag]], axis=-1) if lag else x
+    return np.concatenate([x[..., lag:], np.zeros(x.shape[:-1] + (lag,))], axis=-1)

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_overdub.bench.audio import chains as ch
 from pytest_overdub.bench.audio.readings import hit_change, sequence
-from pytest_overdub.measure.compare import block_crest_db, dither_floor_db, incoherent_db
+from pytest_overdub.measure.compare import block_crest_db, dither_floor_db, incoherent_db, latency_samples
 
 SR = 48000
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
@@ -99,6 +99,9 @@ def test_a_reverb_lifting_the_body_fails_and_parallel_compression_passes():
     honest = ch.parallel(x, wet_db=25.0, dry_db=-1.0, **comp)
     assert hit_change(honest, x, sr=SR, measure="body") > 3.0
     assert hit_change(honest, x, sr=SR, measure="incoherent") < hi  # the hits, gain-ridden
+    late = np.concatenate([np.zeros((2, 240)), honest[:, :-240]], axis=1)  # a chain's 5 ms latency
+    assert latency_samples(late, x, sr=SR) == 240
+    assert hit_change(late, x, sr=SR, measure="incoherent") == hit_change(honest, x, sr=SR, measure="incoherent")
     verb = run_effect(x, "core.verb", {"mix": 1.0, "predelay": 0, "decay": 1.0, "size": 0.5, "lowcut": 20})
     cheat = x + ch.gain(verb, 10.0)
     assert hit_change(cheat, x, sr=SR, measure="body") > 3.0  # it lifts the body as much

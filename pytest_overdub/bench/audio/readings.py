@@ -8,7 +8,7 @@ however short, and a kick on every beat still leaves frames to read). A hit's
 ``transient`` is the peak from 2 ms before to 15 ms after it, its ``body`` the rms 40-150 ms after it,
 its ``incoherent`` the share of the answer's body that is not the source's body through a filter or a
 slow gain (:func:`~pytest_overdub.measure.compare.incoherent_db`: a compressor's lift is the hit itself,
-a reverb tail or an echo is not); hits followed by another within 150 ms are skipped. Medians over hits,
+a reverb tail or an echo is not; the answer's latency within ±20 ms is taken out first); hits followed by another within 150 ms are skipped. Medians over hits,
 so one odd hit does not decide. A sequence's ``crest`` is the largest drop of a part's block crest factor
 (:func:`~pytest_overdub.measure.compare.block_crest_db`) from its input's: level matched by crushing a
 song's dynamics shows there.
@@ -20,7 +20,7 @@ import numpy as np
 
 from ...dsp.levels import FLOOR_DB
 from ...measure.compare import (block_crest_db, envelope_correlation, gain_curve_db, hit_times_s,
-                                incoherent_db, peak_db_in, rms_db_in, rms_dbfs)
+                                incoherent_db, latency_samples, peak_db_in, rms_db_in, rms_dbfs, shifted)
 
 FRAME_S = 0.005
 #: ``between`` reads a low percentile, not the median: a duck anywhere away from the hits shows.
@@ -64,6 +64,8 @@ def duck(answer: np.ndarray, source: np.ndarray, hits: np.ndarray, *, sr: int, m
 
 def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str) -> float:
     times = hit_times_s(source, sr=sr)
+    if measure == "incoherent":  # frame by frame: a chain's latency (within 20 ms) taken out first
+        answer = shifted(answer, latency_samples(answer, source, sr=sr))
     out = []
     for i, t in enumerate(times):
         if i + 1 < len(times) and times[i + 1] - t < 0.15:
