@@ -369,9 +369,11 @@ def _ep_clipped(i):
 
 @maker("ep.alt-streaming-level")
 def _ep_streaming(i):
-    """Glue compression, then each song limited up to -14 LUFS (a streaming level)."""
+    """Glue compression, then each song limited up to -14 LUFS (a streaming level), or less where a song
+    as handed over would need more than 4 dB of limiting for it."""
     glued = [ch.compress(i[s], threshold=-26, ratio=2, attack=30, release=200, knee=6) for s in SONGS]
-    return {"ep.wav": _ep([ch.master_to(g, target_lufs=-14.0, ceiling_db=-1.3) for g in glued])}
+    level = min(-14.0, _ep_level([i[s] for s in SONGS], ceiling_db=-1.3, limiting_db=4.0))
+    return {"ep.wav": _ep([ch.master_to(g, target_lufs=level, ceiling_db=-1.3) for g in glued])}
 
 
 @maker("ep.cheat-crushed")
