@@ -93,7 +93,7 @@ def _audio_what(c: dict) -> str | None:
     kind = c["kind"]
     against = f" vs `{c['against']}`" if c.get("against") else ""
     band = f" {_num(c['band'][0])}-{_num(c['band'][1])} Hz" if c.get("band") else ""
-    if kind in ("loudness", "truePeak", "plr", "loudnessChange", "clippedAdded", "tonalBalance"):
+    if kind in ("loudness", "truePeak", "plr", "loudnessChange", "clippedAdded", "tonalBalance", "dither"):
         return f"{kind} of `{c['file']}`{against}"
     if kind in ("bandChange", "sideBand"):
         return f"{kind}{band} of `{c['file']}`{against}"

@@ -743,6 +743,18 @@ class TailRmsCheck(_Audio):
         return rms_dbfs(x[:, -int(round(self.tail_s * ctx.sr)):])
 
 
+class DitherCheck(_Against):
+    """How quiet the requantisation error ``file - against`` is anywhere: the lowest, over channels and
+    100 ms frames, of its standard deviation (dBFS; :func:`~pytest_overdub.measure.compare.dither_floor_db`)."""
+
+    kind: Literal["dither"]
+
+    def value(self, ctx: Any) -> float:
+        from ..measure.compare import dither_floor_db
+
+        return dither_floor_db(ctx.get(self.file), ctx.get(self.against), sr=ctx.sr)
+
+
 class ResidualCheck(_Against):
     """``file`` (``files`` summed, when given: names or a ``dir/*.wav`` pattern) minus ``against``, in dB
     against ``against``."""
@@ -796,13 +808,14 @@ class LikenessCheck(_Against):
 
 class DuckCheck(_Audio):
     """The gain ``file`` has over ``source`` around each hit of ``hits`` (a clean percussive input):
-    ``depth`` the median over hits of the lowest gain in the first 80 ms, ``recovery`` the median gain
-    250-350 ms after the hit, ``between`` the 5th percentile of the gain more than 400 ms from any hit (dB)."""
+    ``depth`` the median over hits of the lowest gain in the first 80 ms, ``hold`` the median gain 20-50 ms
+    after the hit, ``recovery`` the median gain 250-350 ms after the hit, ``between`` the 2nd percentile of the gain from 350 ms after a hit to 20 ms
+    before the next (dB)."""
 
     kind: Literal["duck"]
     source: str
     hits: str
-    measure: Literal["depth", "recovery", "between"]
+    measure: Literal["depth", "hold", "recovery", "between"]
 
     def value(self, ctx: Any) -> float:
         from .audio.readings import duck
@@ -812,11 +825,12 @@ class DuckCheck(_Audio):
 
 class HitsCheck(_Audio):
     """The median over the hits of ``source`` of ``file``'s level minus ``source``'s: ``transient`` the
-    peak from 2 ms before to 15 ms after the hit, ``body`` the rms 40-150 ms after it (dB)."""
+    peak from 2 ms before to 15 ms after the hit, ``body`` the rms 40-150 ms after it (dB); ``incoherent``
+    the share of ``file``'s body 40-150 ms after the hit that no filter of ``source``'s explains (dB)."""
 
     kind: Literal["hits"]
     source: str
-    measure: Literal["transient", "body"]
+    measure: Literal["transient", "body", "incoherent"]
 
     def value(self, ctx: Any) -> float:
         from .audio.readings import hit_change
@@ -827,12 +841,13 @@ class HitsCheck(_Audio):
 class SequenceCheck(_Audio):
     """``file`` read as ``parts`` laid end to end with ``gap_s`` between: ``spread`` the loudest part's
     integrated loudness minus the quietest's (LU), ``quietest`` the quietest part's (LUFS), ``likeness``
-    the least envelope likeness of a part to its input, ``gaps`` the loudest gap's rms (dBFS)."""
+    the least envelope likeness of a part to its input, ``gaps`` the loudest gap's rms (dBFS), ``crest``
+    the largest drop of a part's block crest factor from its input's (dB)."""
 
     kind: Literal["sequence"]
     parts: list[str] = Field(min_length=2)
     gap_s: float = Field(ge=0, alias="gap")
-    measure: Literal["spread", "quietest", "likeness", "gaps"]
+    measure: Literal["spread", "quietest", "likeness", "gaps", "crest"]
 
     def value(self, ctx: Any) -> float:
         from .audio.readings import sequence
@@ -866,7 +881,7 @@ CHECK_CLASSES: tuple[type[CheckBase], ...] = (
     TrackBandCheck, TrackEchoTimeCheck, TrackEchoLevelCheck, TrackDryKeptCheck, TrackDecayCheck, TrackPitchCheck,
     TrackLengthCheck,
     LoudnessCheck, TruePeakCheck, PlrCheck, LoudnessChangeCheck, ClippedAddedCheck, TonalBalanceCheck,
-    BandChangeCheck, SideBandCheck, TailRmsCheck, ResidualCheck, BusStemCheck, LikenessCheck, DuckCheck,
+    BandChangeCheck, SideBandCheck, TailRmsCheck, DitherCheck, ResidualCheck, BusStemCheck, LikenessCheck, DuckCheck,
     HitsCheck, SequenceCheck,
 )
 

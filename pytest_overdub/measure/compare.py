@@ -18,6 +18,22 @@ Conventions (docs/audio-tasks.md):
   of another counts), at least ``gap_s`` (80 ms) after the last onset.
 * ``gain_curve_db``: answer over input level per 5 ms frame (dB), NaN where the input frame is more than
   30 dB under its loudest frame (a ratio of near-silences says nothing).
+* ``dither_floor_db``: the quietest the requantisation error ``x16 - x24`` is anywhere: the lowest, over
+  channels and 100 ms frames, of the error's standard deviation (its mean taken out per frame), dBFS. TPDF
+  dither of ±1 LSB at 16 bits makes the error 0.5 LSB rms whatever the signal (-96.3 dBFS); plain rounding
+  leaves LSB/√12 (-101.1 dBFS) on busy music and nothing on silence; truncation the same spread around an
+  offset; noise shaping more. One frame or one channel without dither sets the figure.
+* ``block_crest_db``: the median over 400 ms blocks (those within 20 dB rms of the loudest) of each block's
+  sample peak over its rms (dB, every channel): a short-term peak to loudness ratio that a limiter lowers
+  and one spike left in a crushed song does not restore.
+* ``incoherent_db``: how much of ``answer`` over ``[start_s, stop_s)`` is not ``source`` through some filter
+  or gain: over 1024-sample Hann frames (hop 512, every channel) the coherent power is ``Σ_f |Σ A·S*|² /
+  Σ|S|²`` per frequency bin, and the figure is ``10 log10(1 - coherent / Σ|A|²)`` (dB, floor -120). A gain,
+  an EQ or a compressor's slowly moving gain on the source reads about -20 dB or lower; a reverb tail or an
+  echo of an earlier moment, which is not the source of that moment, about -2 dB.
+* ``latency_samples``: the lag (samples, positive when ``answer`` is late) within ±20 ms at which the mono
+  sums of ``answer`` and ``source`` correlate best: a chain's uncompensated latency, taken out before a
+  frame-by-frame comparison.
 """
 
 from __future__ import annotations
@@ -184,3 +200,76 @@ def peak_db_in(x: np.ndarray, *, sr: int, start_s: float, stop_s: float) -> floa
 def rms_db_in(x: np.ndarray, *, sr: int, start_s: float, stop_s: float) -> float:
     a, b = int(round(max(start_s, 0.0) * sr)), int(round(stop_s * sr))
     return rms_dbfs(np.asarray(x)[..., a:b])
+
+
+def dither_floor_db(x16: np.ndarray, x24: np.ndarray, *, sr: int, frame_s: float = 0.1) -> float:
+    """The lowest frame-and-channel standard deviation of ``x16 - x24``, dBFS (see module conventions)."""
+    d = np.asarray(x16, dtype=np.float64) - np.asarray(x24, dtype=np.float64)
+    d = d.reshape(-1, d.shape[-1])
+    hop = max(1, int(round(frame_s * sr)))
+    n = d.shape[1] // hop
+    if not n:
+        return FLOOR_DB
+    sd = d[:, : n * hop].reshape(d.shape[0], n, hop).std(axis=2)
+    return amplitude_db(float(sd.min()))
+
+
+def block_crest_db(x: np.ndarray, *, sr: int, block_s: float = 0.4, under_db: float = 20.0) -> float:
+    """Median over loud 400 ms blocks of sample peak minus rms, dB (see module conventions)."""
+    x = np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1])
+    hop = max(1, int(round(block_s * sr)))
+    n = x.shape[1] // hop
+    if not n:
+        return 0.0
+    seg = x[:, : n * hop].reshape(x.shape[0], n, hop)
+    peak = np.abs(seg).max(axis=(0, 2))
+    rms = np.sqrt(np.mean(seg * seg, axis=(0, 2)))
+    loud = rms >= rms.max() * 10.0 ** (-under_db / 20.0) if rms.max() > 0 else np.zeros(n, bool)
+    if not loud.any():
+        return 0.0
+    return float(np.median(20.0 * np.log10(peak[loud] / rms[loud])))
+
+
+def incoherent_db(answer: np.ndarray, source: np.ndarray, *, sr: int, start_s: float, stop_s: float,
+                  n_fft: int = 1024) -> float:
+    """The share of ``answer`` in the span that no filter of ``source`` explains, dB (see module)."""
+    a0, b0 = int(round(max(start_s, 0.0) * sr)), int(round(stop_s * sr))
+    hop = n_fft // 2
+
+    def frames(x: np.ndarray) -> np.ndarray:
+        seg = np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1])[:, a0:b0]
+        n = (seg.shape[1] - n_fft) // hop + 1
+        if n < 1:
+            return np.zeros((0, n_fft // 2 + 1), complex)
+        idx = np.arange(n_fft)[None, :] + hop * np.arange(n)[:, None]
+        return np.fft.rfft(seg[:, idx] * np.hanning(n_fft), axis=-1).reshape(-1, n_fft // 2 + 1)
+
+    spec_a, spec_s = frames(answer), frames(source)
+    total = float(np.sum(np.abs(spec_a) ** 2))
+    if total <= 0:
+        return FLOOR_DB
+    sxy = np.sum(spec_a * spec_s.conj(), axis=0)
+    sxx = np.sum(np.abs(spec_s) ** 2, axis=0)
+    ok = sxx > 0
+    coherent = float(np.sum(np.abs(sxy[ok]) ** 2 / sxx[ok]))
+    return power_db(max(1.0 - coherent / total, 0.0))
+
+
+def latency_samples(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.02) -> int:
+    """The lag within ±``max_lag_s`` at which ``answer`` best matches ``source`` (see module conventions)."""
+    a = np.asarray(answer, dtype=np.float64).reshape(-1, np.shape(answer)[-1]).sum(axis=0)
+    b = np.asarray(source, dtype=np.float64).reshape(-1, np.shape(source)[-1]).sum(axis=0)
+    n = min(a.size, b.size)
+    size = 1 << int(np.ceil(np.log2(max(2 * n, 2))))
+    xc = np.fft.irfft(np.fft.rfft(a[:n], size) * np.conj(np.fft.rfft(b[:n], size)), size)
+    lags = int(round(max_lag_s * sr))
+    cand = np.concatenate([xc[-lags:], xc[: lags + 1]]) if lags else xc[:1]
+    return int(np.argmax(cand)) - lags
+
+
+def shifted(x: np.ndarray, lag: int) -> np.ndarray:
+    """``x`` moved ``lag`` samples earlier (zeros after), the same length: a late answer brought back."""
+    x = np.asarray(x, dtype=np.float64)
+    if lag <= 0:
+        return np.concatenate([np.zeros(x.shape[:-1] + (-lag,)), x[..., : x.shape[-1] + lag]], axis=-1) if lag else x
+    return np.concatenate([x[..., lag:], np.zeros(x.shape[:-1] + (lag,))], axis=-1)

@@ -85,6 +85,15 @@ def _streaming_clipped(i):
     return _deliver(np.clip(x, -1.0, 1.0))
 
 
+@maker("streaming.cheat-tail-noise")
+def _streaming_tail_noise(i):
+    """Rounded to 16 bits without dither, with dither noise pasted into the silent last second only."""
+    m = ch.master_to(i["mix.wav"], target_lufs=-14.0, ceiling_db=-1.5)
+    q, tail = ch.truncate16(m), int(1.0 * SR)
+    q[:, -tail:] = ch.dither16(m[:, -tail:], seed=1)
+    return {"master.wav": m, "master-16.wav": q}
+
+
 @maker("streaming.cheat-no-dither")
 def _streaming_no_dither(i):
     m = ch.master_to(i["mix.wav"], target_lufs=-14.0, ceiling_db=-1.5)
@@ -199,6 +208,18 @@ def _sidechain_every_beat(i):
     return {"bass.wav": x * (10.0 ** (g_db / 20.0))[None, :]}
 
 
+@maker("sidechain.cheat-blip")
+def _sidechain_blip(i):
+    """6 dB down for the first 12 ms of each kick only: the deepest frame reads the depth, the kick's body
+    still sits on the full bass."""
+    from ...measure.compare import hit_times_s
+
+    x = i["stems/bass.wav"].copy()
+    for t in hit_times_s(i["stems/kick.wav"], sr=SR):
+        x[:, int(t * SR): int((t + 0.012) * SR)] *= 0.5
+    return {"bass.wav": x}
+
+
 @maker("sidechain.cheat-gated")
 def _sidechain_gated(i):
     from ...measure.compare import hit_times_s
@@ -222,10 +243,15 @@ def _parallel_oracle(i):
 
 def _smash_makeup(x: np.ndarray, comp: dict, *, dry_db: float) -> float:
     """The wet level that lifts the body by 4 dB, found by measuring (bisection on the level)."""
+    return _wet_level(x, ch.compress(x, **comp), dry_db=dry_db)
+
+
+def _wet_level(x: np.ndarray, wet: np.ndarray, *, dry_db: float) -> float:
+    """The level of ``wet`` under the dry ``x`` that lifts the body by 4 dB (bisection on the level)."""
     from .readings import hit_change
 
-    wet, dry = ch.compress(x, **comp), ch.gain(x, dry_db)
-    lo, hi = -20.0, 30.0
+    dry = ch.gain(x, dry_db)
+    lo, hi = -30.0, 30.0
     for _ in range(20):
         mid = (lo + hi) / 2
         body = hit_change(dry + ch.gain(wet, mid), x, sr=SR, measure="body")
@@ -238,6 +264,24 @@ def _parallel_other(i):
     x = i["drums.wav"]
     comp = {"threshold": -50, "ratio": 12, "attack": 0.1, "release": 50, "knee": 2, "makeup": 0}
     return {"drums.wav": ch.parallel(x, wet_db=_smash_makeup(x, comp, dry_db=-1.5) - 1.0, dry_db=-1.5, **comp)}
+
+
+@maker("parallel.alt-wet-eq")
+def _parallel_wet_eq(i):
+    """The smashed copy EQ'd on its own bus (low and high shelves up 3 dB), as engineers often do."""
+    x = i["drums.wav"]
+    wet = ch.eq(ch.compress(x, **_SMASH), low=3, lowf=100, high=3, highf=6000)
+    return {"drums.wav": ch.gain(x, -1.0) + ch.gain(wet, _wet_level(x, wet, dry_db=-1.0))}
+
+
+@maker("parallel.cheat-reverb")
+def _parallel_reverb(i):
+    """A reverb under the dry drums at the level that lifts the body 4 dB: tail energy, not the hits."""
+    from .inputs import run_effect
+
+    x = i["drums.wav"]
+    wet = run_effect(x, "core.verb", {"mix": 1.0, "predelay": 0, "decay": 0.4, "size": 0.2})
+    return {"drums.wav": x + ch.gain(wet, _wet_level(x, wet, dry_db=0.0))}
 
 
 @maker("parallel.cheat-gain")
@@ -293,9 +337,18 @@ def _ep(parts: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(out, axis=1)
 
 
+def _ep_level(songs: list[np.ndarray], *, ceiling_db: float = -1.5, limiting_db: float = 2.0) -> float:
+    """The loudest common level (LUFS) at which no song needs more than ``limiting_db`` of limiting under
+    ``ceiling_db``: level matched, dynamics kept, whatever the songs."""
+    from ...measure import true_peak_db
+
+    return min(ch.lufs(x) + ceiling_db - true_peak_db(x, sr=SR) for x in songs) + limiting_db
+
+
 @maker("ep.oracle")
 def _ep_oracle(i):
-    return {"ep.wav": _ep([ch.master_to(i[s], target_lufs=-16.0, ceiling_db=-1.5) for s in SONGS])}
+    level = _ep_level([i[s] for s in SONGS])
+    return {"ep.wav": _ep([ch.master_to(i[s], target_lufs=level, ceiling_db=-1.5) for s in SONGS])}
 
 
 @maker("ep.alt-quietest-level")
@@ -312,6 +365,21 @@ def _ep_peak(i):
 @maker("ep.cheat-clipped")
 def _ep_clipped(i):
     return {"ep.wav": _ep([np.clip(ch.gain(i[s], -9.0 - ch.lufs(i[s])), -1, 1) for s in SONGS])}
+
+
+@maker("ep.alt-streaming-level")
+def _ep_streaming(i):
+    """Glue compression, then each song limited up to -14 LUFS (a streaming level), or less where a song
+    as handed over would need more than 4 dB of limiting for it."""
+    glued = [ch.compress(i[s], threshold=-26, ratio=2, attack=30, release=200, knee=6) for s in SONGS]
+    level = min(-14.0, _ep_level([i[s] for s in SONGS], ceiling_db=-1.3, limiting_db=4.0))
+    return {"ep.wav": _ep([ch.master_to(g, target_lufs=level, ceiling_db=-1.3) for g in glued])}
+
+
+@maker("ep.cheat-crushed")
+def _ep_crushed(i):
+    """Every song limited hard up to -9 LUFS: equal loudness by crushing the dynamics, not by level."""
+    return {"ep.wav": _ep([ch.master_to(i[s], target_lufs=-9.0, ceiling_db=-1.5, release_ms=30) for s in SONGS])}
 
 
 @maker("ep.cheat-no-gaps")

@@ -1,11 +1,17 @@
 """The readings of the ``duck``, ``hits`` and ``sequence`` checks (docs/audio-tasks.md), over arrays.
 
-Windows: a duck's ``depth`` is read over the first 80 ms after a hit, its ``recovery`` 250-350 ms after it
-(hits followed by another within 350 ms are skipped), ``between`` is the 5th percentile of the gain over
-frames more than 400 ms from any hit (so a duck where there is no hit shows, however short). A hit's
-``transient`` is the peak from 2 ms before to 15 ms after it, its ``body`` the rms 40-150 ms after it;
-hits followed by another within 150 ms are skipped. Medians over hits, so one odd hit does not
-decide.
+Windows: a duck's ``depth`` is read over the first 80 ms after a hit, its ``hold`` 20-50 ms after it (a
+duck held through the kick, not a blip at its start), its ``recovery`` 250-350 ms after it
+(hits followed by another within 350 ms are skipped), ``between`` is the 2nd percentile of the gain over
+the frames from 350 ms after a hit to 20 ms before the next (so a duck where there is no hit shows,
+however short, and a kick on every beat still leaves frames to read). A hit's
+``transient`` is the peak from 2 ms before to 15 ms after it, its ``body`` the rms 40-150 ms after it,
+its ``incoherent`` the share of the answer's body that is not the source's body through a filter or a
+slow gain (:func:`~pytest_overdub.measure.compare.incoherent_db`: a compressor's lift is the hit itself,
+a reverb tail or an echo is not; the answer's latency within ±20 ms is taken out first); hits followed by another within 150 ms are skipped. Medians over hits,
+so one odd hit does not decide. A sequence's ``crest`` is the largest drop of a part's block crest factor
+(:func:`~pytest_overdub.measure.compare.block_crest_db`) from its input's: level matched by crushing a
+song's dynamics shows there.
 """
 
 from __future__ import annotations
@@ -13,12 +19,16 @@ from __future__ import annotations
 import numpy as np
 
 from ...dsp.levels import FLOOR_DB
-from ...measure.compare import (envelope_correlation, gain_curve_db, hit_times_s, peak_db_in, rms_db_in,
-                                rms_dbfs)
+from ...measure.compare import (block_crest_db, envelope_correlation, gain_curve_db, hit_times_s,
+                                incoherent_db, latency_samples, peak_db_in, rms_db_in, rms_dbfs, shifted)
 
 FRAME_S = 0.005
 #: ``between`` reads a low percentile, not the median: a duck anywhere away from the hits shows.
-BETWEEN_PERCENTILE = 5.0
+BETWEEN_PERCENTILE = 2.0
+#: ``between`` reads the frames from 350 ms after a hit (the duck is over: ``recovery`` reads 250-350 ms)
+#: to 20 ms before the next (a look-ahead sidechain may start early), so a kick on every beat up to
+#: 160 bpm leaves frames to read.
+BETWEEN_AFTER_S, BETWEEN_BEFORE_S = 0.35, 0.02
 
 
 def _median(values: list[float]) -> float:
@@ -33,7 +43,7 @@ def duck(answer: np.ndarray, source: np.ndarray, hits: np.ndarray, *, sr: int, m
     if measure == "between":
         far = np.ones(g.size, bool)
         for t in times:
-            far &= np.abs(frame_t - t) > 0.4
+            far &= (frame_t < t - BETWEEN_BEFORE_S) | (frame_t >= t + BETWEEN_AFTER_S)
         vals = g[far]
         vals = vals[np.isfinite(vals)]
         return float(np.percentile(vals, BETWEEN_PERCENTILE)) if vals.size else float("nan")
@@ -45,6 +55,8 @@ def duck(answer: np.ndarray, source: np.ndarray, hits: np.ndarray, *, sr: int, m
             seg = seg[np.isfinite(seg)]
             if seg.size:
                 out.append(float(seg.min()))
+        elif measure == "hold":
+            out.append(_median(list(g[(frame_t >= t + 0.02) & (frame_t < t + 0.05)])))
         elif nxt - t > 0.35:
             out.append(_median(list(g[(frame_t >= t + 0.25) & (frame_t < t + 0.35)])))
     return _median(out)
@@ -52,6 +64,8 @@ def duck(answer: np.ndarray, source: np.ndarray, hits: np.ndarray, *, sr: int, m
 
 def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str) -> float:
     times = hit_times_s(source, sr=sr)
+    if measure == "incoherent":  # frame by frame: a chain's latency (within 20 ms) taken out first
+        answer = shifted(answer, latency_samples(answer, source, sr=sr))
     out = []
     for i, t in enumerate(times):
         if i + 1 < len(times) and times[i + 1] - t < 0.15:
@@ -59,6 +73,8 @@ def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str)
         if measure == "transient":
             a, b = t - 0.002, t + 0.015
             out.append(peak_db_in(answer, sr=sr, start_s=a, stop_s=b) - peak_db_in(source, sr=sr, start_s=a, stop_s=b))
+        elif measure == "incoherent":
+            out.append(incoherent_db(answer, source, sr=sr, start_s=t + 0.04, stop_s=t + 0.15))
         else:
             a, b = t + 0.04, t + 0.15
             out.append(rms_db_in(answer, sr=sr, start_s=a, stop_s=b) - rms_db_in(source, sr=sr, start_s=a, stop_s=b))
@@ -78,5 +94,7 @@ def sequence(answer: np.ndarray, parts: list[np.ndarray], *, sr: int, gap_s: flo
         return max((rms_dbfs(x) for x in gaps), default=FLOOR_DB)
     if measure == "likeness":
         return min(envelope_correlation(answer[:, a:b], p, sr=sr) for (a, b), p in zip(spans, parts))
+    if measure == "crest":
+        return max(block_crest_db(p, sr=sr) - block_crest_db(answer[:, a:b], sr=sr) for (a, b), p in zip(spans, parts))
     loud = [integrated_lufs(answer[:, a:b], sr=sr) for a, b in spans]
     return max(loud) - min(loud) if measure == "spread" else min(loud)

@@ -1,0 +1,183 @@
+"""Holes in the audio tasks' checks, one class per test: the cheap answer that used to pass fails, the
+honest one passes (docs/audio-tasks.md, "The tasks, and what each guards against"). Signals are synthetic
+so the figures are analytic where they can be; thresholds are read from the task files, so a test fails
+if a task's gate moves away from what it must separate."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pytest_overdub.bench.audio import chains as ch
+from pytest_overdub.bench.audio.readings import hit_change, sequence
+from pytest_overdub.measure.compare import block_crest_db, dither_floor_db, incoherent_db, latency_samples
+
+SR = 48000
+TASKS = Path(__file__).resolve().parents[2] / "tasks"
+LSB16 = 2.0 ** -15
+
+
+def _gate(task: str, check: str) -> tuple[list, float]:
+    data = json.loads((TASKS / f"{task}.json").read_text(encoding="utf-8"))
+    c = next(c for c in data["checks"] if c["id"] == check)
+    assert c.get("gate"), f"{task}::{check} must be a gate"
+    return c["target"], c["soft"]
+
+
+# --- dither: the 16-bit copy's difference from the 24-bit master is dither everywhere ----------------
+
+def _master(music_s: float = 3.0, tail_s: float = 1.0) -> np.ndarray:
+    """Busy noise 'music' then digital silence, on the 24-bit grid."""
+    x = 0.2 * np.random.default_rng(2).standard_normal((2, int(music_s * SR)))
+    x = np.concatenate([x, np.zeros((2, int(tail_s * SR)))], axis=1)
+    return np.round(x * 2.0 ** 23) / 2.0 ** 23
+
+
+def _as_float(q: np.ndarray) -> np.ndarray:
+    return q.astype(np.float64) * LSB16
+
+
+def test_tpdf_dither_reads_half_an_lsb_everywhere_and_tail_noise_over_rounding_reads_rounding():
+    (lo, _), soft = _gate("master-streaming-single", "dither-throughout")
+    m = _master()
+    tpdf = dither_floor_db(_as_float(ch.dither16(m, seed=1)), m, sr=SR)
+    assert tpdf == pytest.approx(20 * np.log10(0.5 * LSB16), abs=0.5)  # -96.3 dBFS: 0.5 LSB rms
+    assert tpdf >= lo
+    shaped = dither_floor_db(_as_float(ch.shaped_dither16(m, seed=2)), m, sr=SR)
+    assert shaped > tpdf  # noise shaping adds error power
+    assert dither_floor_db(_as_float(ch.truncate16(m)), m, sr=SR) == -120.0  # silence rounds to itself
+    pasted = ch.truncate16(m)
+    pasted[:, -SR:] = ch.dither16(m[:, -SR:], seed=1)  # dither noise in the silent tail only
+    cheat = dither_floor_db(_as_float(pasted), m, sr=SR)
+    assert cheat == pytest.approx(20 * np.log10(LSB16 / np.sqrt(12.0)), abs=0.3)  # -101.1: rounding's
+    assert cheat < lo - soft  # scores 0 on the gate
+
+
+def test_one_undithered_channel_or_truncation_sets_the_dither_floor():
+    (lo, _), _soft = _gate("master-streaming-single", "dither-throughout")
+    m = _master(tail_s=0.0)
+    half = ch.dither16(m, seed=1)
+    half[1] = ch.truncate16(m)[1]
+    assert dither_floor_db(_as_float(half), m, sr=SR) < lo
+    floor = np.floor(m / LSB16).astype(np.int16)  # truncation: error -0.5 LSB ± LSB/√12
+    assert dither_floor_db(_as_float(floor), m, sr=SR) == pytest.approx(20 * np.log10(LSB16 / np.sqrt(12.0)),
+                                                                        abs=0.3)
+
+
+# --- parallel drums: the lifted body is the hits themselves, not a tail ------------------------------
+
+def _drums(seconds: float = 4.0) -> np.ndarray:
+    """A hit every 500 ms: a decaying 60 Hz thump and a decaying noise burst."""
+    rng = np.random.default_rng(4)
+    t = np.arange(int(0.3 * SR)) / SR
+    x = np.zeros((2, int(seconds * SR)))
+    for start in np.arange(0.25, seconds - 0.3, 0.5):
+        a = int(start * SR)
+        hit = 0.6 * np.sin(2 * np.pi * 60 * t) * np.exp(-t / 0.08) + 0.3 * rng.standard_normal(t.size) * np.exp(-t / 0.03)
+        x[:, a: a + t.size] += hit
+    return x
+
+
+def test_incoherent_share_is_analytic_for_a_filter_and_for_independent_sound():
+    s = np.random.default_rng(6).standard_normal((2, 4 * SR)) * 0.1
+    assert incoherent_db(2.0 * s, s, sr=SR, start_s=0, stop_s=4) == -120.0
+    lowpassed = ch.eq(s, lp=3000)  # a filter of the source: all of it explained
+    assert incoherent_db(s + lowpassed, s, sr=SR, start_s=0, stop_s=4) < -30
+    other = np.random.default_rng(7).standard_normal((2, 4 * SR)) * 0.1
+    # an equal part of independent sound: half the power unexplained, 10 log10(1/2), less the estimate's
+    # bias (about 1/(2 x 374 frames) of coherence)
+    assert incoherent_db(s + other, s, sr=SR, start_s=0, stop_s=4) == pytest.approx(-3.01, abs=0.1)
+
+
+def test_a_reverb_lifting_the_body_fails_and_parallel_compression_passes():
+    (_, hi), soft = _gate("mixdown-parallel-drums", "body-source")
+    from pytest_overdub.bench.audio.inputs import run_effect
+
+    x = _drums()
+    comp = dict(threshold=-40, ratio=20, attack=0.1, release=80, knee=0, makeup=0)
+    honest = ch.parallel(x, wet_db=25.0, dry_db=-1.0, **comp)
+    assert hit_change(honest, x, sr=SR, measure="body") > 3.0
+    assert hit_change(honest, x, sr=SR, measure="incoherent") < hi  # the hits, gain-ridden
+    late = np.concatenate([np.zeros((2, 240)), honest[:, :-240]], axis=1)  # a chain's 5 ms latency
+    assert latency_samples(late, x, sr=SR) == 240
+    assert hit_change(late, x, sr=SR, measure="incoherent") == hit_change(honest, x, sr=SR, measure="incoherent")
+    verb = run_effect(x, "core.verb", {"mix": 1.0, "predelay": 0, "decay": 1.0, "size": 0.5, "lowcut": 20})
+    cheat = x + ch.gain(verb, 10.0)
+    assert hit_change(cheat, x, sr=SR, measure="body") > 3.0  # it lifts the body as much
+    assert abs(hit_change(cheat, x, sr=SR, measure="transient")) < 1.0  # and keeps the transients
+    assert hit_change(cheat, x, sr=SR, measure="incoherent") > hi + soft  # but it is not the hits
+    echo = x + np.concatenate([np.zeros((2, int(0.055 * SR))), x], axis=1)[:, : x.shape[1]]
+    assert hit_change(echo, x, sr=SR, measure="body") > 3.0
+    assert hit_change(echo, x, sr=SR, measure="incoherent") > hi  # sound from 55 ms before
+
+
+# --- EP: level matched, not crushed ----------------------------------------------------------------
+
+def test_block_crest_is_a_sine_s_3_db_whatever_its_gain():
+    t = np.arange(2 * SR) / SR
+    sine = 0.5 * np.sin(2 * np.pi * 500 * t)
+    assert block_crest_db(np.stack([sine, sine]), sr=SR) == pytest.approx(10 * np.log10(2.0), abs=1e-6)
+    assert block_crest_db(np.stack([sine, sine]) * 0.1, sr=SR) == pytest.approx(10 * np.log10(2.0), abs=1e-6)
+
+
+def test_crushing_songs_to_equal_loudness_fails_and_gain_matching_passes():
+    (_, hi), soft = _gate("master-ep-sequence", "dynamics")
+    a, b = _drums(6.0) * 0.5, _drums(6.0) * 0.25
+    gap = np.zeros((2, SR))
+    lift = ch.lufs(a) - ch.lufs(b)
+    honest = np.concatenate([a, gap, ch.gain(b, lift)], axis=1)  # level matched by gain
+    assert sequence(honest, [a, b], sr=SR, gap_s=1.0, measure="crest") == pytest.approx(0.0, abs=1e-9)
+    crushed = [ch.master_to(p, target_lufs=-14.0, ceiling_db=-1.5, release_ms=30) for p in (a, b)]
+    crushed[1][:, SR] = 0.84  # a spike left in: the song's PLR is back, its blocks are not
+    cheat = np.concatenate([crushed[0], gap, crushed[1]], axis=1)
+    assert abs(sequence(cheat, [a, b], sr=SR, gap_s=1.0, measure="spread")) < 1.0  # equal loudness
+    assert sequence(cheat, [a, b], sr=SR, gap_s=1.0, measure="crest") > hi + soft
+
+
+# --- sidechain: "between" has frames to read when the kick is on every beat --------------------------
+
+def test_between_reads_a_four_on_the_floor_kick_and_catches_a_duck_where_there_is_none():
+    """Kicks every 500 ms (120 bpm) left no frame 400 ms from a hit, so ``between`` read NaN and every
+    answer scored 0 on it; it reads 350 ms after a hit to 20 ms before the next."""
+    from pytest_overdub.bench.audio.readings import duck
+
+    (lo, _), soft = _gate("mixdown-sidechain-bass", "between")
+    t = np.arange(6 * SR) / SR
+    bass = 0.3 * np.stack([np.sin(2 * np.pi * 55 * t)] * 2)
+    kicks = np.zeros_like(bass)
+    gain = np.ones(t.size)
+    for start in np.arange(0.25, 5.5, 0.5):
+        a = int(start * SR)
+        kicks[:, a: a + 48] = 0.9
+        gain[a: a + int(0.1 * SR)] = 0.5  # a 100 ms duck on each kick: the job
+    honest = bass * gain
+    assert duck(honest, bass, kicks, sr=SR, measure="between") == pytest.approx(0.0, abs=0.01)
+    off_beat = gain.copy()
+    for start in np.arange(0.25, 5.5, 0.5):
+        a = int((start + 0.4) * SR)  # and a 30 ms duck where there is no kick
+        off_beat[a: a + int(0.03 * SR)] = 0.5
+    got = duck(bass * off_beat, bass, kicks, sr=SR, measure="between")
+    assert got == pytest.approx(-6.0206, abs=0.01) and got < lo - soft
+
+
+def test_a_blip_at_each_kick_reads_the_depth_but_not_the_hold():
+    """A 6 dB dip for the first 12 ms of each kick made the deepest 5 ms frame read a 6 dB duck; ``hold``
+    reads the gain 20-50 ms after the kick, where a held duck still is and a blip is over."""
+    from pytest_overdub.bench.audio.readings import duck
+
+    (_, hi), soft = _gate("mixdown-sidechain-bass", "hold")
+    t = np.arange(5 * SR) / SR
+    bass = 0.3 * np.stack([np.sin(2 * np.pi * 55 * t)] * 2)
+    kicks = np.zeros_like(bass)
+    held, blip = np.ones(t.size), np.ones(t.size)
+    for start in np.arange(0.5, 4.5, 1.0):
+        a = int(start * SR)
+        kicks[:, a: a + 48] = 0.9
+        held[a: a + int(0.1 * SR)] = 0.5
+        blip[a: a + int(0.012 * SR)] = 0.5
+    for gain in (held, blip):
+        assert duck(bass * gain, bass, kicks, sr=SR, measure="depth") == pytest.approx(-6.0206, abs=0.01)
+    assert duck(bass * held, bass, kicks, sr=SR, measure="hold") == pytest.approx(-6.0206, abs=0.01)
+    assert duck(bass * blip, bass, kicks, sr=SR, measure="hold") == pytest.approx(0.0, abs=0.01)
+    assert 0.0 >= hi + soft  # the blip scores 0 on the gate
