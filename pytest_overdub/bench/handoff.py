@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 MIX = "mix.wav"
-NOTE_FILES = ("notes.json", "notes.mid")
 
 
 def is_file_task(task: Any) -> bool:
@@ -55,10 +54,7 @@ def hand_back(task: Any) -> list[dict[str, str]]:
     from .tasks import TRANSCRIPTION
 
     if task.family == TRANSCRIPTION:
-        parts = ", ".join(task.parts)
-        return [{"name": NOTE_FILES[0], "what": f"the notes of {parts} (house note format); or instead:"},
-                {"name": NOTE_FILES[1], "what": f"the notes of {parts} as a standard MIDI file, one track per "
-                                               "part, named for it"}]
+        return [{"name": a.name, "what": a.what} for a in task.answer]
     return [{"name": a.name, "what": a.what + (f" ({a.bits}-bit PCM)" if a.bits else "")} for a in task.answer]
 
 
@@ -78,8 +74,9 @@ def transcription_instruction(task: Any, song: Any) -> str:
 
     parts = ", ".join(f"`{p}`" for p in task.parts)
     given = given_text(task, song)
-    return (f"# {task.title} ({task.id})\n\n{task.instruction}\n\n## Input\n\n- `mix.wav` (48 kHz, 24-bit, "
-            f"stereo); time 0 is its first sample\n\n{given + chr(10) if given else ''}"
+    ins = "\n".join(f"- `{i.name}`: {i.what}" for i in task.inputs)
+    return (f"# {task.title} ({task.id})\n\n{task.instruction}\n\n## Input\n\n{ins}\n\n"
+            f"{given + chr(10) if given else ''}"
             f"## Hand back\n\nThe notes of {parts}, as `notes.json` "
             "(`{\"time\": \"seconds\", \"parts\": {\"<part>\": [{\"p\": 60, \"t\": 0.0, \"d\": 0.5}]}}`, or "
             "`\"time\": \"beats\"` with your `\"tempo\"`) or `notes.mid` (one track per part, named for it).\n")

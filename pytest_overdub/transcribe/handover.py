@@ -17,24 +17,18 @@ from typing import Any
 
 from ..render.heard import heard_tracks
 from ..song.model import Song
-from .task import TranscriptionTask
+from .task import MIX, TranscriptionTask, stem_name
 from .truth import heard_ids
-
-MIX = "mix.wav"
-
-
-def stem_name(part: str) -> str:
-    return f"stems/{part}.wav"
 
 
 def handed_files(task: TranscriptionTask, song: Song) -> dict[str, Path]:
-    """Name in the agent's folder -> the cached file: ``mix.wav``, and ``stems/<part>.wav`` when given."""
+    """Name in the agent's folder -> the cached file, for each of ``task.inputs``: ``mix.wav``, and
+    ``stems/<part>.wav`` when given."""
     from .inputs import mix_wav, stem_wav
 
-    files = {MIX: mix_wav(task, song)}
-    if "stems" in task.given:
-        files.update({stem_name(part): stem_wav(task, song, part) for part in task.parts})
-    return files
+    stems = {stem_name(part): part for part in task.parts}
+    return {f.name: mix_wav(task, song) if f.name == MIX else stem_wav(task, song, stems[f.name])
+            for f in task.inputs}
 
 
 def heard_names(task: TranscriptionTask, song: Song) -> list[str]:

@@ -12,6 +12,10 @@ A task file (docs/transcription.md)::
 * ``parts``: answer part name -> the song's tracks whose notes are that part's truth (each must be heard).
 * ``gate``: the part whose pitch F1 gates the task; ``grid``: the song's grid in beats, for rhythm.
 * ``weights``: part -> weight of its F1 in the score (default 1 each).
+
+Like an audio task, the task names its files (derived, not written): :attr:`~TranscriptionTask.inputs`
+(``mix.wav``, and ``stems/<part>.wav`` in an oracle run given stems) and :attr:`~TranscriptionTask.answer`
+(``notes.json`` or ``notes.mid``).
 * ``given``: an oracle run hands the agent more than the mix: ``"tempo"`` (the tempo and meter), ``"stems"``
   (each part's tracks alone, ``stems/<part>.wav``), ``"tracks"`` (the heard tracks' names and count, and
   which make each part). Default ``[]``: blind, the mix alone. An oracle run says so in its title
@@ -83,6 +87,23 @@ def derived_checks(parts: list[str], *, gate: str, weights: dict[str, float]) ->
     return checks
 
 
+class HandedFile(_Model):
+    """A file of a transcription task, named as an audio task names its inputs and answer files: what the
+    agent is handed (:attr:`TranscriptionTask.inputs`) or hands back (:attr:`TranscriptionTask.answer`).
+    ``what`` never names the heard tracks: a blind task does not tell their count."""
+
+    name: str
+    what: str
+
+
+MIX = "mix.wav"
+NOTE_FILES = ("notes.json", "notes.mid")
+
+
+def stem_name(part: str) -> str:
+    return f"stems/{part}.wav"
+
+
 class TranscriptionTask(_Model):
     id: str = Field(pattern=r"^transcribe-[a-z0-9-]+(@[0-9]+)?$", description="a variant's id ends in @<seed>")
     family: Literal["transcription"]
@@ -129,6 +150,23 @@ class TranscriptionTask(_Model):
     @property
     def checks(self) -> tuple[TranscriptionCheck, ...]:
         return tuple(derived_checks(list(self.parts), gate=self.gate, weights=self.weights))
+
+    @property
+    def inputs(self) -> tuple[HandedFile, ...]:
+        """The files handed over: the mix of ``heard``, and in an oracle run given ``stems`` each part's."""
+        files = [HandedFile(name=MIX, what="the recording: 48 kHz, 24-bit, stereo; time 0 is its first sample")]
+        if "stems" in self.given:
+            files += [HandedFile(name=stem_name(p), what=f"the stem of {p}: its tracks alone, as in the mix")
+                      for p in self.parts]
+        return tuple(files)
+
+    @property
+    def answer(self) -> tuple[HandedFile, ...]:
+        """The answer's forms: one of these files (a folder holds exactly one)."""
+        parts = ", ".join(self.parts)
+        return (HandedFile(name=NOTE_FILES[0], what=f"the notes of {parts} (house note format); or instead:"),
+                HandedFile(name=NOTE_FILES[1], what=f"the notes of {parts} as a standard MIDI file, one track "
+                                                    "per part, named for it"))
 
     @property
     def oracle_run(self) -> bool:

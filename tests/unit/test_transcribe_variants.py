@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from pytest_overdub.bench.handoff import input_files, instruction
+from pytest_overdub.bench.handoff import hand_back, input_files, instruction
 from pytest_overdub.bench.tasks import bundled_bench, score_task
 from pytest_overdub.bench.variants import variant
 from pytest_overdub.cli import main
@@ -106,7 +106,7 @@ def test_a_stem_is_its_part_alone_over_the_excerpt(tmp_path, monkeypatch):
     solo = TranscriptionTask.model_validate({**base, "id": "transcribe-s", "title": "s", "heard": ["Hook"],
                                              "parts": {"hook": ["Hook"]}})
     files = input_files(oracle, BENCH)
-    assert list(files) == ["mix.wav", "stems/bass.wav", "stems/hook.wav"]
+    assert list(files) == ["mix.wav", "stems/bass.wav", "stems/hook.wav"] == [f.name for f in oracle.inputs]
     stem, mix = sf.read(files["stems/hook.wav"])[0], sf.read(files["mix.wav"])[0]
     assert (stem == sf.read(input_files(solo, BENCH)["mix.wav"])[0]).all()  # the hook alone, as a solo mix
     assert stem.shape == mix.shape and abs(stem).max() > 0.01 and not (stem == mix).all()
@@ -157,3 +157,11 @@ def test_a_report_keeps_oracle_runs_apart_from_blind_runs(tmp_path, capsys):
     assert main(["report", str(run), "--no-reference"]) == 0
     text = capsys.readouterr().out
     assert "overall (blind runs)" in text and "oracle runs (given stems), apart: 1 task" in text
+
+
+def test_a_transcription_task_names_its_files_as_an_audio_task_does():
+    task = BENCH.task("transcribe-full-band")  # a published task file: its files are derived, not written
+    assert [f.name for f in task.inputs] == ["mix.wav"] and [f.name for f in task.answer] == ["notes.json", "notes.mid"]
+    assert hand_back(task) == [{"name": f.name, "what": f.what} for f in task.answer]
+    assert all(t not in f.what for f in task.inputs for t in ("Bass", "Keys", "Hook", "track"))  # no count told
+    assert "- `mix.wav`: the recording" in instruction(task, bench=BENCH)
