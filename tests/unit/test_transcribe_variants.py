@@ -9,7 +9,7 @@ import json
 import pytest
 
 from pytest_overdub.bench.handoff import hand_back, input_files, instruction
-from pytest_overdub.bench.tasks import bundled_bench, score_task
+from pytest_overdub.bench.tasks import bundled_bench, score_path, score_task
 from pytest_overdub.bench.variants import variant
 from pytest_overdub.cli import main
 from pytest_overdub.transcribe.answers import MadeAnswer
@@ -165,3 +165,17 @@ def test_a_transcription_task_names_its_files_as_an_audio_task_does():
     assert hand_back(task) == [{"name": f.name, "what": f.what} for f in task.answer]
     assert all(t not in f.what for f in task.inputs for t in ("Bass", "Keys", "Hook", "track"))  # no count told
     assert "- `mix.wav`: the recording" in instruction(task, bench=BENCH)
+
+
+def test_a_result_carries_the_oracle_run_label(tmp_path, capsys):
+    vid = f"{ORACLE}@7"
+    scored = score_task(variant(vid).task, MadeAnswer("truth", "t"), bench=BENCH)
+    assert scored.given == ("tempo", "stems", "tracks") and "oracle run: given tempo, stems, tracks" in scored.text()
+    assert score_task(variant("transcribe-full-band@7").task, None, bench=BENCH).given == ()
+    bad = tmp_path / "notes.json"
+    bad.write_text('{"time": "seconds", "parts": {"drums": []}}', encoding="utf-8")
+    assert score_path(variant(vid).task, bad, bench=BENCH).given == ("tempo", "stems", "tracks")  # failed too
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"time": "seconds", "parts": {}}', encoding="utf-8")
+    assert main(["score", vid, str(empty), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["given"] == ["tempo", "stems", "tracks"]
