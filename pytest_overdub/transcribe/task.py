@@ -12,14 +12,14 @@ A task file (docs/transcription.md)::
 * ``parts``: answer part name -> the song's tracks whose notes are that part's truth (each must be heard).
 * ``gate``: the part whose pitch F1 gates the task; ``grid``: the song's grid in beats, for rhythm.
 * ``weights``: part -> weight of its F1 in the score (default 1 each).
-
-Like an audio task, the task names its files (derived, not written): :attr:`~TranscriptionTask.inputs`
-(``mix.wav``, and ``stems/<part>.wav`` in an oracle run given stems) and :attr:`~TranscriptionTask.answer`
-(``notes.json`` or ``notes.mid``).
 * ``given``: an oracle run hands the agent more than the mix: ``"tempo"`` (the tempo and meter), ``"stems"``
   (each part's tracks alone, ``stems/<part>.wav``), ``"tracks"`` (the heard tracks' names and count, and
   which make each part). Default ``[]``: blind, the mix alone. An oracle run says so in its title
   (``"oracle run"``) and its results carry ``given``, so a report never mixes it with blind runs.
+
+Like an audio task, the task names its files (derived, not written): :attr:`~TranscriptionTask.inputs`
+(``mix.wav``, and ``stems/<part>.wav`` in an oracle run given stems) and :attr:`~TranscriptionTask.answer`
+(``notes.json`` or ``notes.mid``).
 
 The checks are not written in the file: every task has the same ones, derived from ``parts`` and ``gate``
 (:func:`derived_checks`), so a generated task states only what differs. Per part: ``f1-<part>`` (the
