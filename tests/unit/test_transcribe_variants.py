@@ -179,3 +179,23 @@ def test_a_result_carries_the_oracle_run_label(tmp_path, capsys):
     empty.write_text('{"time": "seconds", "parts": {}}', encoding="utf-8")
     assert main(["score", vid, str(empty), "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["given"] == ["tempo", "stems", "tracks"]
+
+
+def test_an_eval_of_a_variant_hands_the_workspace_its_files_and_records_what_was_given(tmp_path, monkeypatch):
+    monkeypatch.setenv("OVERDUB_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    for vid in ("transcribe-solo-hook@11", f"{ORACLE}@11"):
+        v = variant(vid)
+        ref = reference(v.task, v.made.song)
+        notes = tmp_path / f"{vid}.json"
+        notes.write_text(json.dumps({"time": "seconds", "parts": {
+            k: [{"p": n.pitch, "t": n.onset_s, "d": n.duration_s} for n in ns] for k, ns in ref.items()}}))
+        script = tmp_path / f"{vid}.sh"  # lists what the workspace holds, then hands back the true notes
+        script.write_text(f'#!/bin/sh\nfind . -type f | sort > ../seen.txt\nmkdir answer && cp "{notes}" '
+                          'answer/notes.json\n', encoding="utf-8")
+        assert main(["eval", "--agent-cmd", f"/bin/sh {script}", "--agent-id", "t", "--tasks", vid,
+                     "--out", str(out / vid)]) == 0
+        rec = json.loads((out / vid / vid / "0" / "result.json").read_text(encoding="utf-8"))
+        assert (rec["status"], rec["score"], rec["given"]) == ("scored", 1.0, v.task.given), rec["reason"]
+        seen = (out / vid / vid / "0" / "seen.txt").read_text(encoding="utf-8").split()
+        assert seen == sorted(["./instruction.md", *(f"./{f.name}" for f in v.task.inputs)])
