@@ -11,8 +11,9 @@ monophonic line: it hears the task's mix WAV (the file an agent gets), finds ons
 whose harmonics (1 to 5, weights 1/h) hold the most energy in the 100 ms after it, between MIDI 28 and
 96; a note lasts until the next onset or until its fundamental's bin falls 25 dB under its peak. It
 answers every part of the task with the same notes (it cannot tell parts apart), so on tier 2 and 3 its
-figures show how far "a spectral peak picker" is from a transcription. What it prints is what an agent
-has to beat: its F1 beside the oracle's.
+figures show how far "a spectral peak picker" is from a transcription. On an oracle run given stems
+(``transcribe-full-band-oracle@<seed>``) it transcribes each part from its own stem instead. What it
+prints is what an agent has to beat: its F1 beside the oracle's.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from scipy.signal import find_peaks, stft  # noqa: E402
 from pytest_overdub.bench.tasks import bundled_bench, score_task  # noqa: E402
 from pytest_overdub.bench.validity import load_answer  # noqa: E402
 from pytest_overdub.transcribe.answer import answer_from_data  # noqa: E402
-from pytest_overdub.transcribe.inputs import mix_wav  # noqa: E402
+from pytest_overdub.transcribe.inputs import mix_wav, stem_wav  # noqa: E402
 
 N_FFT, HOP = 4096, 256
 MIDI_LO, MIDI_HI = 28, 96
@@ -138,10 +139,14 @@ def main() -> int:
     print(f"{'task':<{width}} {'tier':>4}  {'part':<6} {'oracle F1':>9} {'naive F1':>8} {'naive P':>7} {'naive R':>7} "
           f"{'naive F1+off':>12} {'octaves':>7}  {'oracle score':>12} {'naive score':>11}")
     for task, oracle in tasks_and_oracles(args, bench):
-        wav = mix_wav(task, bench.song(task.song))
-        notes = transcribe(wav)
-        answer = answer_from_data({"time": "seconds", "parts": {p: notes for p in task.parts}},
-                                  parts=task.parts, source=f"naive transcriber on {wav.name}")
+        song = bench.song(task.song)
+        if "stems" in task.given:  # an oracle run: each part from its own stem
+            parts = {p: transcribe(stem_wav(task, song, p)) for p in task.parts}
+        else:
+            notes = transcribe(mix_wav(task, song))
+            parts = {p: notes for p in task.parts}
+        answer = answer_from_data({"time": "seconds", "parts": parts}, parts=task.parts,
+                                  source=f"naive transcriber on {task.id}")
         naive = score_task(task, answer, bench=bench)
         for part in task.parts:
             v = {c.id: c.value for c in naive.checks}
