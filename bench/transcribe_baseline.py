@@ -2,6 +2,8 @@
 
     python3 bench/transcribe_baseline.py              # tier 1 (transcribe-solo-hook)
     python3 bench/transcribe_baseline.py --all        # every transcribe-* task of the bundled bench
+    python3 bench/transcribe_baseline.py --variants transcribe-solo-hook@1-3 transcribe-full-band@7
+                                                      # variants on generated songs (<task>@A-B: seeds A..B)
 
 The transcriber is written here with numpy and scipy only, the plainest thing that works on a clean
 monophonic line: it hears the task's mix WAV (the file an agent gets), finds onsets by spectral flux
@@ -9,13 +11,15 @@ monophonic line: it hears the task's mix WAV (the file an agent gets), finds ons
 whose harmonics (1 to 5, weights 1/h) hold the most energy in the 100 ms after it, between MIDI 28 and
 96; a note lasts until the next onset or until its fundamental's bin falls 25 dB under its peak. It
 answers every part of the task with the same notes (it cannot tell parts apart), so on tier 2 and 3 its
-figures show how far "a spectral peak picker" is from a transcription. What it prints is what an agent
-has to beat: its F1 beside the oracle's.
+figures show how far "a spectral peak picker" is from a transcription. On an oracle run given stems
+(``transcribe-full-band-oracle@<seed>``) it transcribes each part from its own stem instead. What it
+prints is what an agent has to beat: its F1 beside the oracle's.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -28,7 +32,7 @@ from scipy.signal import find_peaks, stft  # noqa: E402
 from pytest_overdub.bench.tasks import bundled_bench, score_task  # noqa: E402
 from pytest_overdub.bench.validity import load_answer  # noqa: E402
 from pytest_overdub.transcribe.answer import answer_from_data  # noqa: E402
-from pytest_overdub.transcribe.inputs import mix_wav  # noqa: E402
+from pytest_overdub.transcribe.inputs import mix_wav, stem_wav  # noqa: E402
 
 N_FFT, HOP = 4096, 256
 MIDI_LO, MIDI_HI = 28, 96
@@ -95,27 +99,58 @@ def transcribe(path: Path) -> list[dict[str, float]]:
     return notes
 
 
+def variant_ids(specs: list[str]) -> list[str]:
+    """``<task>@<seed>`` as given, ``<task>@A-B`` as every seed from A to B."""
+    out = []
+    for spec in specs:
+        m = re.fullmatch(r"(.+)@([0-9]+)-([0-9]+)", spec)
+        out += [f"{m.group(1)}@{s}" for s in range(int(m.group(2)), int(m.group(3)) + 1)] if m else [spec]
+    return out
+
+
+def tasks_and_oracles(args: argparse.Namespace, bench) -> list[tuple]:
+    """(task, the oracle's result) for each task asked for."""
+    if args.variants:
+        from pytest_overdub.bench.variant_rules import score_answer
+        from pytest_overdub.bench.variants import variant
+
+        out = []
+        for vid in variant_ids(args.variants):
+            v = variant(vid)
+            out.append((v.task, score_answer(v, v.oracle, bench)))
+        return out
+    ids = [t for t in bench.task_ids() if t.startswith("transcribe-")]
+    out = []
+    for task in (bench.task(t) for t in ids):
+        if args.all or task.tier == 1:
+            oracle_sub, _ = load_answer(bench.oracle_path(task.id), task_id=task.id, kind="oracle")
+            out.append((task, score_task(task, oracle_sub, bench=bench)))
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--all", action="store_true", help="every transcription task, not just tier 1")
+    parser.add_argument("--variants", nargs="+", metavar="ID",
+                        help="variants instead of the bench's tasks: <task>@<seed> or <task>@A-B")
     args = parser.parse_args()
     bench = bundled_bench()
-    ids = [t for t in bench.task_ids() if t.startswith("transcribe-")]
-    tasks = [bench.task(t) for t in ids]
-    tasks = [t for t in tasks if args.all or t.tier == 1]
-    print(f"{'task':<30} {'tier':>4}  {'part':<6} {'oracle F1':>9} {'naive F1':>8} {'naive P':>7} {'naive R':>7} "
+    width = max(30, *(len(v) + 1 for v in variant_ids(args.variants or [])))
+    print(f"{'task':<{width}} {'tier':>4}  {'part':<6} {'oracle F1':>9} {'naive F1':>8} {'naive P':>7} {'naive R':>7} "
           f"{'naive F1+off':>12} {'octaves':>7}  {'oracle score':>12} {'naive score':>11}")
-    for task in tasks:
-        wav = mix_wav(task, bench.song(task.song))
-        notes = transcribe(wav)
-        answer = answer_from_data({"time": "seconds", "parts": {p: notes for p in task.parts}},
-                                  parts=task.parts, source=f"naive transcriber on {wav.name}")
+    for task, oracle in tasks_and_oracles(args, bench):
+        song = bench.song(task.song)
+        if "stems" in task.given:  # an oracle run: each part from its own stem
+            parts = {p: transcribe(stem_wav(task, song, p)) for p in task.parts}
+        else:
+            notes = transcribe(mix_wav(task, song))
+            parts = {p: notes for p in task.parts}
+        answer = answer_from_data({"time": "seconds", "parts": parts}, parts=task.parts,
+                                  source=f"naive transcriber on {task.id}")
         naive = score_task(task, answer, bench=bench)
-        oracle_sub, _ = load_answer(bench.oracle_path(task.id), task_id=task.id, kind="oracle")
-        oracle = score_task(task, oracle_sub, bench=bench)
         for part in task.parts:
             v = {c.id: c.value for c in naive.checks}
-            print(f"{task.id:<30} {task.tier:>4}  {part:<6} {oracle.check(f'f1-{part}').value:>9.3f} "
+            print(f"{task.id:<{width}} {task.tier:>4}  {part:<6} {oracle.check(f'f1-{part}').value:>9.3f} "
                   f"{v[f'f1-{part}']:>8.3f} {v[f'precision-{part}']:>7.3f} {v[f'recall-{part}']:>7.3f} "
                   f"{v[f'f1-offsets-{part}']:>12.3f} {int(v[f'octaves-{part}']):>7}  {oracle.score:>12.3f} "
                   f"{naive.score:>11.3f}")

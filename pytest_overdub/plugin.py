@@ -555,7 +555,8 @@ class Task(pytest.Collector):
         return check(self.task, path, bench, trusted=trusted)
 
     def task_detail(self, result: Any) -> dict[str, Any]:
-        detail = {"id": self.task.id, "title": self.task.title, "family": self.task.family}
+        detail = {"id": self.task.id, "title": self.task.title, "family": self.task.family,
+                  "given": list(getattr(self.task, "given", ()))}  # an oracle run's; [] blind
         if result is not None:
             seconds = self._cache["result"][1]
             detail.update(score=result.score, passed=result.score >= self.mode.pass_line,

@@ -139,14 +139,17 @@ def answer_path(path: Path, task_id: str) -> Path:
 def _start_transcription(task, bench: Bench, out_text: str | None) -> int:
     """A transcription task hands the agent the mix alone (never the song, which is the answer): to a
     ``.wav`` file, or into a folder as ``mix.wav`` with ``INSTRUCTION.md``; no ``--out``: the cached file's
-    path is printed."""
+    path is printed. An oracle run given stems has several files: a folder, or no ``--out`` (every path)."""
     import shutil
 
     from .handoff import MIX, input_files
 
     if out_text is None:
-        print(input_files(task, bench)[MIX])
+        for path in input_files(task, bench).values():
+            print(path)
         return 0
+    if out_text.lower().endswith(".wav") and "stems" in task.given:
+        raise UsageError(f"argument --out: {task.id} is an oracle run that gives stems too; give a folder")
     if out_text.lower().endswith(".wav"):
         out = output_file(out_text, what="mix file", suffixes=(".wav",))
         try:
@@ -172,7 +175,7 @@ def _write_folder(task, bench: Bench, out: Path) -> None:
 
     try:
         names = write_inputs(task, bench, out)
-        (out / "INSTRUCTION.md").write_text(instruction(task), encoding="utf-8")
+        (out / "INSTRUCTION.md").write_text(instruction(task, bench=bench), encoding="utf-8")
     except OSError as exc:
         raise OverdubError(f"--out {out}: cannot write: {exc.strerror}") from None
     print(f"wrote {', '.join(names)} and INSTRUCTION.md into {out}")

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 MIX = "mix.wav"
-NOTE_FILES = ("notes.json", "notes.mid")
 
 
 def is_file_task(task: Any) -> bool:
@@ -28,9 +27,9 @@ def input_files(task: Any, bench: Any) -> dict[str, Path]:
     from .tasks import TRANSCRIPTION
 
     if task.family == TRANSCRIPTION:
-        from ..transcribe.inputs import mix_wav
+        from ..transcribe.handover import handed_files
 
-        return {MIX: mix_wav(task, bench.song(task.song))}
+        return handed_files(task, bench.song(task.song))
     from .audio.inputs import ensure_inputs
 
     return dict(ensure_inputs(task, bench))
@@ -55,25 +54,30 @@ def hand_back(task: Any) -> list[dict[str, str]]:
     from .tasks import TRANSCRIPTION
 
     if task.family == TRANSCRIPTION:
-        parts = ", ".join(task.parts)
-        return [{"name": NOTE_FILES[0], "what": f"the notes of {parts} (house note format); or instead:"},
-                {"name": NOTE_FILES[1], "what": f"the notes of {parts} as a standard MIDI file, one track per "
-                                               "part, named for it"}]
+        return [{"name": a.name, "what": a.what} for a in task.answer]
     return [{"name": a.name, "what": a.what + (f" ({a.bits}-bit PCM)" if a.bits else "")} for a in task.answer]
 
 
-def instruction(task: Any) -> str:
+def instruction(task: Any, *, bench: Any) -> str:
     """The instruction, the input files and the files to hand back (markdown)."""
     from .tasks import TRANSCRIPTION
 
-    return transcription_instruction(task) if task.family == TRANSCRIPTION else audio_instruction(task)
+    if task.family == TRANSCRIPTION:
+        return transcription_instruction(task, bench.song(task.song))
+    return audio_instruction(task)
 
 
-def transcription_instruction(task: Any) -> str:
-    """A transcription task's instruction, what it hands over and the answer's forms."""
+def transcription_instruction(task: Any, song: Any) -> str:
+    """A transcription task's instruction, what it hands over (an oracle run: what it gives too) and the
+    answer's forms."""
+    from ..transcribe.handover import given_text
+
     parts = ", ".join(f"`{p}`" for p in task.parts)
-    return (f"# {task.title} ({task.id})\n\n{task.instruction}\n\n## Input\n\n- `mix.wav` (48 kHz, 24-bit, "
-            f"stereo); time 0 is its first sample\n\n## Hand back\n\nThe notes of {parts}, as `notes.json` "
+    given = given_text(task, song)
+    ins = "\n".join(f"- `{i.name}`: {i.what}" for i in task.inputs)
+    return (f"# {task.title} ({task.id})\n\n{task.instruction}\n\n## Input\n\n{ins}\n\n"
+            f"{given + chr(10) if given else ''}"
+            f"## Hand back\n\nThe notes of {parts}, as `notes.json` "
             "(`{\"time\": \"seconds\", \"parts\": {\"<part>\": [{\"p\": 60, \"t\": 0.0, \"d\": 0.5}]}}`, or "
             "`\"time\": \"beats\"` with your `\"tempo\"`) or `notes.mid` (one track per part, named for it).\n")
 

@@ -83,6 +83,9 @@ class TaskResult:
     #: "in-process"}``, or ``{"kernels": "sandboxed", "layers": [...], "missing": [...],
     #: "weak_sandbox_allowed": bool}`` (:meth:`~pytest_overdub.render.sandbox.client._Session.confinement`).
     confinement: dict | None = None
+    #: What an oracle run handed the agent besides its inputs (a transcription task's ``given``); empty for a
+    #: blind run, which every other task is. A report keeps the two apart.
+    given: tuple[str, ...] = ()
 
     def check(self, check_id: str) -> CheckResult:
         for c in self.checks:
@@ -92,6 +95,8 @@ class TaskResult:
 
     def text(self) -> str:
         lines = [f"{self.task}  {self.score:.3f}  ({self.title})"]
+        if self.given:
+            lines.append(f"  oracle run: given {', '.join(self.given)} (not a blind score)")
         if self.error:
             lines.append(f"  ERROR: {self.error}")
         lines += [f"  {c.line(task_error=self.error)}" for c in self.checks]

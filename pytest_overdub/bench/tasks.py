@@ -145,7 +145,8 @@ def _failed(task: Task, message: str, **kw: Any) -> TaskResult:
                      target=(0.0, 0.0), soft=None, weight=None, gate=True, score=0.0, error=message))
     checks = tuple(c for c in checks if c.kind not in HOUSE_GATES or c.id in house_gates(task))
     return TaskResult(task=task.id, title=task.title, score=0.0, checks=checks, error=message,
-                      bench_version=BENCH_VERSION, grader_hash=grader_hash(task), **kw)
+                      bench_version=BENCH_VERSION, grader_hash=grader_hash(task),
+                      given=tuple(getattr(task, "given", ())), **kw)
 
 
 def score_task(task: Task, submission: Submission | Song | None, *, bench: Bench,

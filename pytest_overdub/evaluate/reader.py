@@ -44,6 +44,7 @@ class Trial:
     trial: int
     family: str
     split: str
+    given: tuple[str, ...]
     status: str
     reason: str | None
     seconds: float | None
@@ -161,7 +162,8 @@ def read_result(path: Path) -> Trial:
     score = f.number("score", low=0.0, high=1.0, null=not counted)
     passed, pass_line = f.bool("passed", null=not counted), f.number("pass_line", low=0.0, high=1.0)
     _check_verdict(path, status, score, passed, pass_line)
-    return Trial(task=task, trial=trial, family=f.str("family"), split=f.str("split"), status=status,
+    return Trial(task=task, trial=trial, family=f.str("family"), split=f.str("split"), given=_given(f),
+                 status=status,
                  reason=f.str("reason", null=True), seconds=f.number("seconds", low=0.0, null=True),
                  answer_source=f.choice("answer_source", ANSWER_SOURCES, null=True),
                  answer_sha256=f.str("answer_sha256", null=True), score=score,
@@ -169,6 +171,16 @@ def read_result(path: Path) -> Trial:
                  checks=tuple(_check(f, i) for i in range(len(f.list("checks")))),
                  usage=_usage(f), retries=f.int("retries", low=0), grader_hash=f.str("grader_hash", null=True),
                  folder=path.parent)
+
+
+def _given(f: "_Fields") -> tuple[str, ...]:
+    """What an oracle run was given; absent (a result written before the field) is a blind run."""
+    if "given" not in f.data:
+        return ()
+    v = f.list("given")
+    if not all(isinstance(x, str) for x in v):
+        raise f._bad("given", v, "a list of strings (what an oracle run was given; [] blind)")
+    return tuple(v)
 
 
 def _check_verdict(path: Path, status: str, score: float | None, passed: bool | None, pass_line: float) -> None:

@@ -9,6 +9,8 @@ Statuses: ``scored`` (an answer was scored, its score may be 0), ``failed`` (the
 not 75, or left no answer), ``timeout``, ``invalid`` (an answer that could not be read as a submission, or
 whose ops were refused: score 0), ``infra`` (exit 75 on every attempt: not the agent's failure, not
 counted). ``score`` is 0.0 and ``passed`` false for failed, timeout and invalid; null for infra.
+``given``: what an oracle run handed the agent besides its inputs (a transcription task's ``given``:
+``tempo``, ``stems``, ``tracks``); ``[]`` for a blind run, which every other task is.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from typing import Any
 
 FORMAT = "overdub-eval/1"
 STATUSES = ("scored", "failed", "timeout", "invalid", "infra")
-RESULT_FIELDS = ("task", "trial", "family", "split", "status", "reason", "exit_code", "seconds", "answer_source",
-                 "answer_sha256", "score", "passed", "pass_line", "checks", "gates_failed", "warnings",
-                 "tool_calls", "usage", "retries", "retry_reasons", "bench_version", "grader_hash")
+RESULT_FIELDS = ("task", "trial", "family", "split", "given", "status", "reason", "exit_code", "seconds",
+                 "answer_source", "answer_sha256", "score", "passed", "pass_line", "checks", "gates_failed",
+                 "warnings", "tool_calls", "usage", "retries", "retry_reasons", "bench_version", "grader_hash")
 #: The distributions whose versions run.json records.
 PACKAGES = ("pytest-overdub", "numpy", "scipy", "numba", "pydantic", "soundfile")
 
@@ -84,7 +86,8 @@ def result_record(*, task: Any, trial: int, pass_line: float, grader_hash: str, 
 
     assert status in STATUSES, status
     rec: dict[str, Any] = {name: None for name in RESULT_FIELDS}
-    rec.update(task=task.id, trial=trial, family=task.family, split=task.split, status=status, reason=reason,
+    rec.update(task=task.id, trial=trial, family=task.family, split=task.split,
+               given=list(getattr(task, "given", ())), status=status, reason=reason,
                pass_line=pass_line, checks=[], gates_failed=[], warnings=[], retries=0, retry_reasons=[],
                bench_version=BENCH_VERSION, grader_hash=grader_hash)
     unknown = set(fields) - set(RESULT_FIELDS)

@@ -82,11 +82,15 @@ def summary_text(s: dict[str, Any]) -> str:
                      f"{_f(t['spread']['std'], 2):>5} {_minmax(t['spread']):<9}  "
                      f"{_f(t['oracle_score'], 3):>6} {_f(t['baseline_score'], 3):>5}  {_flags(t)}")
     lines += ["", "flags: HV high variance (score std >= 0.25), r retries, f failed, t timeouts, i invalid, "
-              "x infra (not counted); pass^n: every one of the n trials passed", ""]
-    lines += _group_lines("overall", s["overall"])
+              "x infra (not counted), OR an oracle run (given more than a blind run; kept out of overall, "
+              "families and splits); pass^n: every one of the n trials passed", ""]
+    lines += _group_lines("overall (blind runs)" if s.get("oracle_runs") else "overall", s["overall"])
     for kind in ("families", "splits"):
         for name, g in s[kind].items():
             lines += _group_lines(f"{kind[:-1] if kind == 'splits' else 'family'} {name}", g, short=True)
+    if s.get("oracle_runs"):
+        given = sorted({x for t in s["tasks"].values() for x in t["given"]})
+        lines += _group_lines(f"oracle runs (given {', '.join(given)}), apart", s["oracle_runs"], short=True)
     if s["incomplete"]:
         lines.append("incomplete: " + ", ".join(f"{t} ({_count(m, 'trial')} missing)"
                                                 for t, m in s["incomplete"].items()))
@@ -136,7 +140,8 @@ def _minmax(spread: dict[str, Any]) -> str:
 
 
 def _flags(t: dict[str, Any]) -> str:
-    out = ["HV"] if t["high_variance"] else []
+    out = ["OR"] if t.get("given") else []
+    out += ["HV"] if t["high_variance"] else []
     out += [f"{n}{letter}" for letter, n in (("r", t["retries"]), ("f", t["failed"]), ("t", t["timeouts"]),
                                              ("i", t["invalid"]), ("x", t["infra"])) if n]
     return " ".join(out)

@@ -10,6 +10,9 @@ Definitions (the README documents every field):
   :data:`HIGH_VARIANCE_STD` (two trials scoring 0.5 apart, or one failure in five otherwise perfect trials).
 * Overall, per family and per split: the mean over tasks (with n > 0) of each per-task figure, sums of
   the counts, and bootstrap 95% intervals (tasks, then trials) of the mean score and of pass@1.
+* Oracle runs (a task whose ``given`` is not empty: the agent was handed more than a blind run, such as a
+  transcription task's tempo or stems) are never mixed with blind runs: they are left out of overall, the
+  families and the splits, and aggregated alone in ``oracle_runs`` (null when the run has none).
 * Seconds, tokens and cost: per trial = the mean over counted trials that report it; per success = the
   total over counted trials / successes (null without a success, or when a counted trial did not report
   it). Tokens are input + output.
@@ -40,19 +43,20 @@ def build_summary(run: Run, *, reference: dict[str, dict[str, Any] | None] | Non
     """The summary of ``run``; ``reference`` (task -> oracle and baseline scores) from :mod:`.reference`."""
     reference = reference or {}
     by_task = run.by_task()
-    tasks = {tid: _task(trials, reference.get(tid)) for tid, trials in sorted(by_task.items())}
-    families = _groups(tasks, by_task, "family")
-    splits = _groups(tasks, by_task, "split")
+    every = {tid: _task(trials, reference.get(tid)) for tid, trials in sorted(by_task.items())}
+    blind = {tid: row for tid, row in every.items() if not row["given"]}
+    oracle_runs = {tid: row for tid, row in every.items() if row["given"]}
     hashes = run.meta.get("grader_hashes", {})
     return rounded({
         "format": FORMAT,
         "run": {"agent": run.meta.get("agent"), "bench_version": run.meta.get("bench_version"),
                 "grader_hash": run.meta.get("grader_hash"), "trials_planned": run.planned_trials,
                 "pass_line": run.meta["options"].get("pass_line")},
-        "tasks": tasks,
-        "overall": _aggregate(tasks, by_task),
-        "families": families,
-        "splits": splits,
+        "tasks": every,
+        "overall": _aggregate(blind, by_task),
+        "families": _groups(blind, by_task, "family"),
+        "splits": _groups(blind, by_task, "split"),
+        "oracle_runs": _aggregate(oracle_runs, by_task) if oracle_runs else None,
         "incomplete": _incomplete(run, by_task),
         "reference_grader_differs": sorted(t for t, ref in reference.items()
                                            if ref and hashes.get(t) not in (None, ref["grader_hash"])),
@@ -66,7 +70,7 @@ def _task(trials: list[Trial], ref: dict[str, Any] | None) -> dict[str, Any]:
     scores = [t.score for t in counted]
     std = _std(scores)
     out = {
-        "family": _one(trials, "family"), "split": _one(trials, "split"),
+        "family": _one(trials, "family"), "split": _one(trials, "split"), "given": list(_one(trials, "given")),
         "n": n, "successes": c,
         "pass_at_1": c / n if n else None,
         "wilson_95": list(wilson_interval(c, n)) if n else None,

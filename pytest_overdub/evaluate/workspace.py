@@ -89,7 +89,7 @@ def _file_workspace(work: Path, task: Any, *, bench: Any) -> None:
     write_inputs(task, bench, work)
     where = ("\n## Where\n\nWrite the files to hand back into the folder `answer/` of this workspace "
              "(make it); the trial scores what it holds when you exit.\n")
-    (work / "instruction.md").write_text(instruction(task) + where, encoding="utf-8")
+    (work / "instruction.md").write_text(instruction(task, bench=bench) + where, encoding="utf-8")
 
 
 def agent_env(*, task_id: str, trial: int, run_dir: Path, passed: dict[str, str],

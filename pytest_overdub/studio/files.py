@@ -2,8 +2,9 @@
 
 The session writes the task's inputs into a folder (``--inputs DIR``; by default ``<log>-inputs/`` beside
 ``--log``, or a fresh temporary folder) when it opens; ``get_task`` answers the id, the instruction, each
-input file's absolute path and the files to hand back. Every other tool is refused with one line saying
-the task is answered with files, not with ops.
+input file's absolute path and the files to hand back (a transcription task also ``oracle_run`` and
+``given``: what an oracle run gives besides the mix, :mod:`pytest_overdub.transcribe.handover`). Every
+other tool is refused with one line saying the task is answered with files, not with ops.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from ..errors import OverdubError, StudioError
 class FileTaskSession:
     """The studio's tools on a file task: ``get_task`` answers, the song tools are refused."""
 
-    def __init__(self, task: Any, inputs: dict[str, Path]):
+    def __init__(self, task: Any, inputs: dict[str, Path], *, given: dict[str, Any] | None = None):
         self._task = task
         self._inputs = inputs
+        self._given = given  # a transcription task: what it gives besides the mix ({} when blind)
 
     @classmethod
     def open(cls, task: Any, *, bench: Any, inputs_dir: Path | None, log_path: Path | None) -> "FileTaskSession":
@@ -33,14 +35,20 @@ class FileTaskSession:
             written = write_inputs(task, bench, inputs_dir, keep_existing=True)
         except OSError as exc:
             raise StudioError(f"--inputs {inputs_dir}: cannot write the task's input files: {exc.strerror}") from None
-        return cls(task, {name: path.resolve() for name, path in written.items()})
+        given = None
+        if task.family == "transcription":
+            from ..transcribe.handover import given_facts
+
+            given = given_facts(task, bench.song(task.song))
+        return cls(task, {name: path.resolve() for name, path in written.items()}, given=given)
 
     def get_task(self) -> dict[str, Any]:
         from ..bench.handoff import hand_back
 
+        extra = {} if self._given is None else {"oracle_run": self._task.oracle_run, "given": self._given}
         return {"id": self._task.id, "instruction": self._task.instruction,
                 "inputs": [{"name": n, "path": str(p)} for n, p in self._inputs.items()],
-                "hand_back": hand_back(self._task),
+                "hand_back": hand_back(self._task), **extra,
                 "how": "this task is answered with files, not with the studio's song tools: process the inputs "
                        "with your own tools and write the files to hand back into one folder (in an overdub "
                        "eval workspace, the folder answer/)"}

@@ -49,4 +49,4 @@ def score_transcription(task: TranscriptionTask, answer: Answer | None, *, song:
                                    detail=detail))
     return TaskResult(task=task.id, title=task.title, score=task_score(results), checks=tuple(results),
                       bench_version=BENCH_VERSION, grader_hash=grader_hash,
-                      timings={"seconds": round(time.perf_counter() - t0, 3)})
+                      timings={"seconds": round(time.perf_counter() - t0, 3)}, given=tuple(task.given))

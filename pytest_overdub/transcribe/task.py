@@ -12,6 +12,14 @@ A task file (docs/transcription.md)::
 * ``parts``: answer part name -> the song's tracks whose notes are that part's truth (each must be heard).
 * ``gate``: the part whose pitch F1 gates the task; ``grid``: the song's grid in beats, for rhythm.
 * ``weights``: part -> weight of its F1 in the score (default 1 each).
+* ``given``: an oracle run hands the agent more than the mix: ``"tempo"`` (the tempo and meter), ``"stems"``
+  (each part's tracks alone, ``stems/<part>.wav``), ``"tracks"`` (the heard tracks' names and count, and
+  which make each part). Default ``[]``: blind, the mix alone. An oracle run says so in its title
+  (``"oracle run"``) and its results carry ``given``, so a report never mixes it with blind runs.
+
+Like an audio task, the task names its files (derived, not written): :attr:`~TranscriptionTask.inputs`
+(``mix.wav``, and ``stems/<part>.wav`` in an oracle run given stems) and :attr:`~TranscriptionTask.answer`
+(``notes.json`` or ``notes.mid``).
 
 The checks are not written in the file: every task has the same ones, derived from ``parts`` and ``gate``
 (:func:`derived_checks`), so a generated task states only what differs. Per part: ``f1-<part>`` (the
@@ -29,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 GATE_F1 = 0.5
 FIGURES = ("f1", "precision", "recall", "f1Offsets", "octaveErrors", "rhythm")
 TRANSCRIPTION = "transcription"
+ORACLE_RUN = "oracle run"
 
 
 class _Model(BaseModel):
@@ -78,8 +87,25 @@ def derived_checks(parts: list[str], *, gate: str, weights: dict[str, float]) ->
     return checks
 
 
+class HandedFile(_Model):
+    """A file of a transcription task, named as an audio task names its inputs and answer files: what the
+    agent is handed (:attr:`TranscriptionTask.inputs`) or hands back (:attr:`TranscriptionTask.answer`).
+    ``what`` never names the heard tracks: a blind task does not tell their count."""
+
+    name: str
+    what: str
+
+
+MIX = "mix.wav"
+NOTE_FILES = ("notes.json", "notes.mid")
+
+
+def stem_name(part: str) -> str:
+    return f"stems/{part}.wav"
+
+
 class TranscriptionTask(_Model):
-    id: str = Field(pattern=r"^transcribe-[a-z0-9-]+$")
+    id: str = Field(pattern=r"^transcribe-[a-z0-9-]+(@[0-9]+)?$", description="a variant's id ends in @<seed>")
     family: Literal["transcription"]
     tier: int = Field(ge=1, le=3)
     title: str = Field(min_length=1)
@@ -92,6 +118,9 @@ class TranscriptionTask(_Model):
     gate: str
     grid: float = Field(default=0.25, gt=0, description="the song's grid, beats (rhythm)")
     weights: dict[str, float] = Field(default_factory=dict)
+    given: list[Literal["tempo", "stems", "tracks"]] = Field(
+        default_factory=list, description="an oracle run: what the agent is handed besides the mix (the tempo "
+                                          "and meter, each part's stem, the heard tracks); empty: blind")
     split: Literal["train", "test"] = Field(
         default="train", description="train (default): open for tuning; test: the held-out release gate "
                                      "(as a song task's split; overdub eval --split selects by it)")
@@ -109,6 +138,11 @@ class TranscriptionTask(_Model):
         for name, w in self.weights.items():
             if name not in self.parts or not w > 0:
                 raise ValueError(f"weights.{name} = {w!r}: want a part ({', '.join(names)}) and a weight > 0")
+        if len(set(self.given)) != len(self.given):
+            raise ValueError(f"given = {self.given}: name each of tempo, stems, tracks at most once")
+        if self.given and ORACLE_RUN not in self.title.lower():
+            raise ValueError(f"title = {self.title!r}: a task that gives the agent more than the mix (given = "
+                             f"{self.given}) says so in its title: '{ORACLE_RUN}'")
         if self.to_beats is not None and self.to_beats <= self.from_beats:
             raise ValueError(f"to = {self.to_beats:g} must be after from = {self.from_beats:g}")
         return self
@@ -116,6 +150,28 @@ class TranscriptionTask(_Model):
     @property
     def checks(self) -> tuple[TranscriptionCheck, ...]:
         return tuple(derived_checks(list(self.parts), gate=self.gate, weights=self.weights))
+
+    @property
+    def inputs(self) -> tuple[HandedFile, ...]:
+        """The files handed over: the mix of ``heard``, and in an oracle run given ``stems`` each part's."""
+        files = [HandedFile(name=MIX, what="the recording: 48 kHz, 24-bit, stereo; time 0 is its first sample")]
+        if "stems" in self.given:
+            files += [HandedFile(name=stem_name(p), what=f"the stem of {p}: its tracks alone, as in the mix")
+                      for p in self.parts]
+        return tuple(files)
+
+    @property
+    def answer(self) -> tuple[HandedFile, ...]:
+        """The answer's forms: one of these files (a folder holds exactly one)."""
+        parts = ", ".join(self.parts)
+        return (HandedFile(name=NOTE_FILES[0], what=f"the notes of {parts} (house note format); or instead:"),
+                HandedFile(name=NOTE_FILES[1], what=f"the notes of {parts} as a standard MIDI file, one track "
+                                                    "per part, named for it"))
+
+    @property
+    def oracle_run(self) -> bool:
+        """True when the agent is given more than the mix: its score is not a (blind) transcription score."""
+        return bool(self.given)
 
     @property
     def is_audio(self) -> bool:

@@ -36,6 +36,14 @@ def heard_ids(task: TranscriptionTask, song: Song) -> list[str] | None:
         raise TaskError(f"task {task.id}: heard: {exc}") from None
 
 
+def part_track_ids(task: TranscriptionTask, song: Song, part: str) -> list[str]:
+    """The ids of the tracks that make ``part``."""
+    try:
+        return [t.id for t in resolve_tracks(song, task.parts[part], start_song=song)]
+    except TaskError as exc:
+        raise TaskError(f"task {task.id}: parts.{part}: {exc}") from None
+
+
 def reference(task: TranscriptionTask, song: Song) -> dict[str, list[TimedNote]]:
     """Each part's true notes (sorted by onset, then pitch)."""
     lo, hi = excerpt_beats(task, song)

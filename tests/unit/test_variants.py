@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_overdub.bench.tasks import bundled_bench, score_task, start_song
+from pytest_overdub.bench.tasks import bundled_bench, start_song
 from pytest_overdub.bench.variant_checks import check_variant
+from pytest_overdub.bench.variant_rules import score_answer
 from pytest_overdub.bench.variants import (TRAIN_SEEDS, parse_variant_id, split_of, templates,
                                            train_ids, variant)
 from pytest_overdub.cli import main
 from pytest_overdub.errors import TaskError
 from pytest_overdub.generate import generate
 from pytest_overdub.render.stems import PROCESS_CACHE
-from pytest_overdub.song.submission import submission_from_data
 
 FEW = settings(max_examples=1, deadline=None, derandomize=True)
 
@@ -64,7 +64,7 @@ def test_a_test_split_variant_holds_and_repeats_exactly(name):
     v = variant(vid)
     first = results[0][3]
     PROCESS_CACHE.clear()
-    again = score_task(v.task, submission_from_data(v.oracle.ops), bench=bundled_bench(), trusted=True)
+    again = score_answer(v, v.oracle, bundled_bench(), trusted=True)  # ops, or made by code (audio, notes)
     assert [c.value for c in again.checks] == [c.value for c in first.checks] and again.score == first.score
 
 

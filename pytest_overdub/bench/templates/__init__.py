@@ -5,7 +5,7 @@ from __future__ import annotations
 from .base import Template
 from . import (bass_under_kick, chorus_lift, chorus_up_a_step, counter_melody, darken_keys, decaying_instrument,
                dotted_echo, drum_groove, harmonize_hook, mono_low_end, quantize_swing, rumble_filter,
-               write_bassline)
+               transcribe_ladder, write_bassline)
 
 TEMPLATES: dict[str, Template] = {
     "device-decaying-instrument": Template("device-decaying-instrument", decaying_instrument.TIER,
@@ -18,6 +18,10 @@ TEMPLATES: dict[str, Template] = {
     "mix-chorus-lift": Template("mix-chorus-lift", chorus_lift.TIER, chorus_lift.build),
     "mix-darken-keys": Template("mix-darken-keys", darken_keys.TIER, darken_keys.build),
     "mix-mono-low-end": Template("mix-mono-low-end", mono_low_end.TIER, mono_low_end.build),
+    "transcribe-bass-under-drums": Template("transcribe-bass-under-drums", 2, transcribe_ladder.bass_under_drums),
+    "transcribe-full-band": Template("transcribe-full-band", 3, transcribe_ladder.full_band),
+    "transcribe-full-band-oracle": Template("transcribe-full-band-oracle", 3, transcribe_ladder.full_band_oracle),
+    "transcribe-solo-hook": Template("transcribe-solo-hook", 1, transcribe_ladder.solo_hook),
     "write-bassline": Template("write-bassline", write_bassline.TIER, write_bassline.build),
     "write-counter-melody": Template("write-counter-melody", counter_melody.TIER, counter_melody.build),
     "write-drum-groove": Template("write-drum-groove", drum_groove.TIER, drum_groove.build),
