@@ -157,7 +157,7 @@ def build(made: Generated, variant_id: str):
 def _misses(truth, song: Song, solved: Solved) -> tuple[Answer, ...]:
     drive, end = solved.drive_db, truth.length_beats
     kick, kit = (next(p.name for p in truth.parts_with("drums") if p.name == n) for n in ("Kick", "Kit"))
-    fader_db = song.master.gain + round(solved.target - solved.start_lufs, 1)
+    fader_db = round(song.master.gain + solved.target - solved.start_lufs, 1)
     trim_db = round(solved.target - SLAM_LUFS, 1)
     slam = partial(limiter_ops, drive + SLAM_DB, master_db=trim_db, release_ms=SLAM_RELEASE_MS)
     pad = {"type": "section.add", "section": {"name": "Outro", "start": end, "length": 2 * end}}
