@@ -8,8 +8,9 @@ its crest factor, past the published task's allowance of 6 dB: no honest master 
 measures the starting mix (the generated song as it is, no setup: an unmastered rough mix at about -21
 LUFS with headroom) and solves the house limiter's drive that costs the music :data:`CREST_COST_DB` of its
 gated crest factor, two under the allowance; the loudness that drive reaches, to half a LU, is the target
-the instruction states (-18 to -14 LUFS on the train seeds), checked as the published one is: within a LU
-(soft 3), the true peak at or under -1 dBTP and the gated crest factor down 6 dB at most (gates).
+the instruction states (-18.5 to -12.5 LUFS on the 99 train seeds, half of them -17.5 to -16.5), checked
+as the published one is: within a LU (soft 3), the true peak at or under -1 dBTP and the gated crest
+factor down 6 dB at most (gates).
 
 The oracle is that solved master, computed per variant: the master gain restored to 0 dB and a
 ``core.limiter`` driven by the solved gain into a -1.2 dBTP ceiling. Gain into a limiter, or a gentle bus
