@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from pytest_overdub import runtime  # noqa: E402
 from pytest_overdub.bench.variant_checks import check_variant  # noqa: E402
 from pytest_overdub.bench.variants import templates  # noqa: E402
 
@@ -26,6 +27,7 @@ def main() -> None:
     parser.add_argument("--seeds", nargs=2, type=int, default=(1, 99), metavar=("FIRST", "LAST"))
     parser.add_argument("--templates", nargs="+", default=sorted(templates()))
     args = parser.parse_args()
+    runtime.enter("bench")  # score as the scorer does (the process stem cache: renders reused between answers)
     first, last = args.seeds
     for name in args.templates:
         oracle, base, miss, failed, seconds = [], [], [], [], []

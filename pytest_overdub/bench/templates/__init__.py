@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 from .base import Template
-from . import (bass_under_kick, chorus_lift, chorus_up_a_step, counter_melody, darken_keys, decaying_instrument,
-               dotted_echo, drum_groove, harmonize_hook, mono_low_end, quantize_swing, rumble_filter,
-               transcribe_ladder, write_bassline)
+from . import bass_under_kick
+from . import chorus_lift
+from . import chorus_up_a_step
+from . import counter_melody
+from . import darken_keys
+from . import decaying_instrument
+from . import dotted_echo
+from . import drum_groove
+from . import harmonize_hook
+from . import master_loudness
+from . import mono_low_end
+from . import quantize_swing
+from . import rumble_filter
+from . import transcribe_ladder
+from . import write_bassline
 
 TEMPLATES: dict[str, Template] = {
     "device-decaying-instrument": Template("device-decaying-instrument", decaying_instrument.TIER,
@@ -17,6 +29,7 @@ TEMPLATES: dict[str, Template] = {
     "mix-bass-under-kick": Template("mix-bass-under-kick", bass_under_kick.TIER, bass_under_kick.build),
     "mix-chorus-lift": Template("mix-chorus-lift", chorus_lift.TIER, chorus_lift.build),
     "mix-darken-keys": Template("mix-darken-keys", darken_keys.TIER, darken_keys.build),
+    "mix-master-loudness": Template("mix-master-loudness", master_loudness.TIER, master_loudness.build),
     "mix-mono-low-end": Template("mix-mono-low-end", mono_low_end.TIER, mono_low_end.build),
     "transcribe-bass-under-drums": Template("transcribe-bass-under-drums", 2, transcribe_ladder.bass_under_drums),
     "transcribe-full-band": Template("transcribe-full-band", 3, transcribe_ladder.full_band),
