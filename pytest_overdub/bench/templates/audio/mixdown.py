@@ -1,0 +1,38 @@
+"""The mixdown templates (``mixdown-*@<seed>``): the published tasks on generated tier-1 songs, their stems
+read by role from the ground truth (the kick is the drum track holding the ``kick`` notes, the kit the
+other; the bass, the chords part (Keys or Pad) and the lead (Hook)).
+
+* ``mixdown-stems-null``: the groups are the drums (kick and kit), the music (bass and chords) and the hook.
+* ``mixdown-sidechain-bass``: the kick and bass stems. ``mixdown-parallel-drums``: the kick and kit summed;
+  its limiter cheat sets its ceiling from the stem's peak (:data:`LIMITER_UNDER_PEAK`).
+* ``mixdown-clear-mud``: the variant's mix, muddied as the published one is.
+"""
+
+from __future__ import annotations
+
+from ....generate.build import Generated
+from ..base import Answer
+from .published import carried
+
+TIER = 1
+#: The published cheat's limiter has a fixed -6 dB ceiling, which sits at the hits of a generated kit that
+#: peaks near -3 dBFS and keeps their transients (then it is no cheat); 6 dB under the stem's own peak
+#: brings them down on every stem.
+LIMITER_UNDER_PEAK = Answer("cheat-limiter", "the drums limited (10 dB in) to a ceiling 6 dB under their peak",
+                            [], ("transient",), make="parallel.cheat-limiter-under-peak")
+
+
+def stems_null(made: Generated, variant_id: str):
+    return carried("mixdown-stems-null", made.truth)
+
+
+def sidechain_bass(made: Generated, variant_id: str):
+    return carried("mixdown-sidechain-bass", made.truth)
+
+
+def parallel_drums(made: Generated, variant_id: str):
+    return carried("mixdown-parallel-drums", made.truth, replace=(LIMITER_UNDER_PEAK,))
+
+
+def clear_mud(made: Generated, variant_id: str):
+    return carried("mixdown-clear-mud", made.truth)
