@@ -34,11 +34,13 @@ def test_a_variant_keeps_the_published_checks_and_reads_its_stems_by_role():
     assert [(i.name, i.tracks) for i in side] == [("stems/kick.wav", ["Kick"]), ("stems/bass.wav", ["Bass"])]
 
 
-def test_the_ep_is_three_songs_of_the_seed_several_db_apart_and_none_turned_up():
+def test_the_ep_is_three_songs_of_the_seed_several_db_apart_one_mastered_loud():
     inputs = variant("master-ep-sequence@7").task.inputs
     assert [i.song for i in inputs] == ["gen-t1-7", "gen-t2-7", "gen-t3-7"]
     gains = sorted(i.gain_db for i in inputs)
     assert gains[-1] <= 0 and gains[1] - gains[0] >= 3 and gains[2] - gains[1] >= 3
+    chains = sorted([ins.device for ins in i.chain] for i in inputs)
+    assert chains == [[], [], ["core.limiter"]]  # one song mastered loud: peaks equal is not loudness equal
 
 
 def test_the_reference_is_another_song_tilted_by_opposite_shelves():

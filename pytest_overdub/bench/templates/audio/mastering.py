@@ -10,8 +10,9 @@
   (brighter or darker), so the mix starts well away from it; handing the reference back still fails the
   likeness to the mix.
 * ``master-ep-sequence``: the three songs are the seed's songs at tiers 1, 2 and 3 (three unrelated songs,
-  the third faster), each turned down by a level drawn from the variant (about 0, 4 and 8 dB, in a drawn
-  order), so they start several LU apart and none is over full scale.
+  the third faster), one of them (drawn) through a loud master (:data:`LOUD_MASTER`), each turned down by
+  a level drawn from the variant (about 0, 4 and 8 dB, in a drawn order), so they start several LU apart,
+  their crest factors differ (peaks equal is not loudness equal) and none is over full scale.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from .published import carried, variant_rng
 TIER = 1
 #: The shelves of the reference's tilt (``master-match-reference``): 5 to 7 dB, opposite signs.
 TILT_LOW_HZ, TILT_HIGH_HZ = 200, 3000
+#: One EP song was mastered loud (``master-ep-sequence``): the generated rough mixes all peak some 19 dB
+#: over their loudness, so peak-normalising them matched their loudness within 1 LU (seed 1000); squashed
+#: 8 dB into a limiter, this one peaks about 13 dB over it and comes out several LU louder.
+LOUD_MASTER = {"device": "core.limiter", "params": {"gain": 8, "ceiling": -1}}
 STREAMING_ORACLE = Answer(
     "oracle", "the house limiter to -14 LUFS at a -1.5 dBTP ceiling, octave bells that put back the balance "
     "the limiter took from the mix's bright transients, and the limiter again", [],
@@ -59,4 +64,6 @@ def ep_sequence(made: Generated, variant_id: str):
     levels = rng.sample([0.0, -4.0, -8.0], 3)
     for inp, level in zip(fields["inputs"], levels):
         inp["gain_db"] = level - 0.5 * rng.randrange(3)
+    loud = fields["inputs"][rng.randrange(3)]
+    loud["chain"] = [*loud.get("chain", []), LOUD_MASTER]
     return fields, oracle, misses
