@@ -5,14 +5,17 @@ other; the bass, the chords part (Keys or Pad) and the lead (Hook)).
 * ``mixdown-stems-null``: the groups are the drums (kick and kit), the music (bass and chords) and the hook.
 * ``mixdown-sidechain-bass``: the kick and bass stems. ``mixdown-parallel-drums``: the kick and kit summed;
   its limiter cheat sets its ceiling from the stem's peak (:data:`LIMITER_UNDER_PEAK`).
-* ``mixdown-clear-mud``: the variant's mix, muddied as the published one is.
+* ``mixdown-clear-mud``: the variant's mix, muddied as the published one is; the lows (60-200 Hz kept
+  within 1.5 dB) are a gate, not weighed 1. A 500 Hz high-pass takes 40 dB from the lows, but a song
+  whose 200-500 Hz band sits near its top loses only 8.1 dB there (seed 71; the bench's song 13.4 dB),
+  within the mud target's fall-off, and weighed 2 to 1 that cheat scored 0.62.
 """
 
 from __future__ import annotations
 
 from ....generate.build import Generated
 from ..base import Answer
-from .published import carried
+from .published import as_gate, carried
 
 TIER = 1
 #: The published cheat's limiter has a fixed -6 dB ceiling, which sits at the hits of a generated kit that
@@ -35,4 +38,5 @@ def parallel_drums(made: Generated, variant_id: str):
 
 
 def clear_mud(made: Generated, variant_id: str):
-    return carried("mixdown-clear-mud", made.truth)
+    fields, oracle, misses = carried("mixdown-clear-mud", made.truth)
+    return {**fields, "checks": as_gate("mixdown-clear-mud", fields["checks"], "lows")}, oracle, misses
