@@ -96,3 +96,17 @@ def test_an_eval_workspace_and_the_studio_hand_over_a_variants_wavs(tmp_path):
     assert listed["id"] == "mixdown-sidechain-bass@6"
     assert {i["name"]: open(i["path"], "rb").read() == cached[i["name"]].read_bytes()
             for i in listed["inputs"]} == {"stems/kick.wav": True, "stems/bass.wav": True}
+
+
+def test_every_audio_variants_answers_are_registered_makers_and_name_their_checks():
+    from pytest_overdub.bench.audio.answers import MAKERS
+    from pytest_overdub.bench.variants import templates
+
+    audio = [name for name in templates() if variant(f"{name}@1").task.is_audio]
+    assert len(audio) == 8
+    for name in audio:
+        v = variant(f"{name}@1")
+        ids = {c.id for c in v.task.checks}
+        assert v.oracle.make in MAKERS and v.oracle.ops == []
+        for miss in v.near_misses:
+            assert miss.make in MAKERS and miss.fails and set(miss.fails) <= ids, (name, miss.name)
