@@ -259,14 +259,17 @@ def _parallel_limiter(i):
     return {"drums.wav": ch.limit(i["drums.wav"], gain_db=10.0, ceiling_db=-6.0, release_ms=60)}
 
 
-@maker("parallel.cheat-limiter-under-peak")
-def _parallel_limiter_under_peak(i):
-    """The limiter (10 dB in) with its ceiling 6 dB under the drums' own peak, so the transients come down
-    whatever the stem's level; a fixed ceiling can sit at a hot stem's hits and keep them (a variant's
-    cheat)."""
+@maker("parallel.cheat-limiter-under-hits")
+def _parallel_limiter_under_hits(i):
+    """The limiter (10 dB in) with its ceiling 4 dB under the drums' median hit peak, so the transients come
+    down whatever the stem's level; a fixed ceiling can sit at a hot stem's hits and keep them, and one
+    under the stem's loudest peak may miss most hits (a variant's cheat)."""
+    from ...measure.compare import hit_times_s, peak_db_in
+
     x = i["drums.wav"]
-    peak_db = 20.0 * np.log10(max(float(np.abs(x).max()), 1e-9))
-    return {"drums.wav": ch.limit(x, gain_db=10.0, ceiling_db=max(peak_db - 6.0, -12.0), release_ms=60)}
+    hits = [peak_db_in(x, sr=SR, start_s=t - 0.002, stop_s=t + 0.015) for t in hit_times_s(x, sr=SR)]
+    ceiling_db = min(max(float(np.median(hits)) - 4.0, -12.0), 0.0)
+    return {"drums.wav": ch.limit(x, gain_db=10.0, ceiling_db=ceiling_db, release_ms=60)}
 
 
 # --- master-mid-side ------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ other; the bass, the chords part (Keys or Pad) and the lead (Hook)).
 
 * ``mixdown-stems-null``: the groups are the drums (kick and kit), the music (bass and chords) and the hook.
 * ``mixdown-sidechain-bass``: the kick and bass stems. ``mixdown-parallel-drums``: the kick and kit summed;
-  its limiter cheat sets its ceiling from the stem's peak (:data:`LIMITER_UNDER_PEAK`).
+  its limiter cheat sets its ceiling from the stem's hits (:data:`LIMITER_UNDER_HITS`).
 * ``mixdown-clear-mud``: the variant's mix, muddied as the published one is; the lows (60-200 Hz kept
   within 1.5 dB) are a gate, not weighed 1. A 500 Hz high-pass takes 40 dB from the lows, but a song
   whose 200-500 Hz band sits near its top loses only 8.1 dB there (seed 71; the bench's song 13.4 dB),
@@ -19,10 +19,11 @@ from .published import as_gate, carried
 
 TIER = 1
 #: The published cheat's limiter has a fixed -6 dB ceiling, which sits at the hits of a generated kit that
-#: peaks near -3 dBFS and keeps their transients (then it is no cheat); 6 dB under the stem's own peak
-#: brings them down on every stem.
-LIMITER_UNDER_PEAK = Answer("cheat-limiter", "the drums limited (10 dB in) to a ceiling 6 dB under their peak",
-                            [], ("transient",), make="parallel.cheat-limiter-under-peak")
+#: peaks near -3 dBFS and keeps their transients (then it is no cheat, seed 2); 6 dB under the stem's
+#: loudest peak still left the median hit only 1.8 dB down (seed 11, 0.483); 4 dB under the median hit's
+#: peak brings the hits down on every stem.
+LIMITER_UNDER_HITS = Answer("cheat-limiter", "the drums limited (10 dB in) to a ceiling 4 dB under their "
+                            "median hit's peak", [], ("transient",), make="parallel.cheat-limiter-under-hits")
 
 
 def stems_null(made: Generated, variant_id: str):
@@ -34,7 +35,7 @@ def sidechain_bass(made: Generated, variant_id: str):
 
 
 def parallel_drums(made: Generated, variant_id: str):
-    return carried("mixdown-parallel-drums", made.truth, replace=(LIMITER_UNDER_PEAK,))
+    return carried("mixdown-parallel-drums", made.truth, replace=(LIMITER_UNDER_HITS,))
 
 
 def clear_mud(made: Generated, variant_id: str):
