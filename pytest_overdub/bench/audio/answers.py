@@ -61,6 +61,15 @@ def _streaming_oracle(i):
     return _deliver(ch.master_to(i["mix.wav"], target_lufs=-14.0, ceiling_db=-1.5))
 
 
+@maker("streaming.oracle-rebalanced")
+def _streaming_rebalanced(i):
+    """Limited, EQ'd back onto the mix's octave balance (what the limiter took from the bands its peaks are
+    in: a generated mix's bright transients), limited again. The oracle of the template's variants."""
+    mix = i["mix.wav"]
+    first = ch.master_to(mix, target_lufs=-14.0, ceiling_db=-1.5)
+    return _deliver(ch.master_to(ch.match_spectrum(first, mix), target_lufs=-14.0, ceiling_db=-1.5))
+
+
 @maker("streaming.alt-glue-comp")
 def _streaming_glue(i):
     glued = ch.compress(i["mix.wav"], threshold=-26, ratio=2, attack=30, release=200, knee=6)
@@ -292,6 +301,19 @@ def _parallel_gain(i):
 @maker("parallel.cheat-limiter")
 def _parallel_limiter(i):
     return {"drums.wav": ch.limit(i["drums.wav"], gain_db=10.0, ceiling_db=-6.0, release_ms=60)}
+
+
+@maker("parallel.cheat-limiter-under-hits")
+def _parallel_limiter_under_hits(i):
+    """The limiter (10 dB in) with its ceiling 4 dB under the drums' median hit peak, so the transients come
+    down whatever the stem's level; a fixed ceiling can sit at a hot stem's hits and keep them, and one
+    under the stem's loudest peak may miss most hits (a variant's cheat)."""
+    from ...measure.compare import hit_times_s, peak_db_in
+
+    x = i["drums.wav"]
+    hits = [peak_db_in(x, sr=SR, start_s=t - 0.002, stop_s=t + 0.015) for t in hit_times_s(x, sr=SR)]
+    ceiling_db = min(max(float(np.median(hits)) - 4.0, -12.0), 0.0)
+    return {"drums.wav": ch.limit(x, gain_db=10.0, ceiling_db=ceiling_db, release_ms=60)}
 
 
 # --- master-mid-side ------------------------------------------------------------------------------
