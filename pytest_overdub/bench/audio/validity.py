@@ -31,9 +31,15 @@ def load_audio_answer(path: Path, *, task_id: str, kind: str) -> dict[str, Any]:
 
 
 def score_made(task: Any, make: str, bench: Any, *, fresh: Path | None = None) -> TaskResult:
+    """Answer ``make`` to ``task``, made (or taken from the cache) and scored. A variant's answers
+    (``<task>@<seed>``) are made into a temporary folder and deleted once scored, never cached: there are
+    thousands of variants and each answer is 50-150 MB of audio, so caching them would fill the disk."""
     from .answers import make_answer
     from .score import score_audio_task
 
+    if fresh is None and "@" in task.id:
+        with tempfile.TemporaryDirectory(prefix="overdub-variant-answer-") as tmp:
+            return score_audio_task(task, make_answer(task, make, bench, fresh=Path(tmp)), bench=bench)
     return score_audio_task(task, make_answer(task, make, bench, fresh=fresh), bench=bench)
 
 
