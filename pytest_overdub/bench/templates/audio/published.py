@@ -97,13 +97,3 @@ def variant_rng(variant_id: str) -> random.Random:
     """A random stream of the variant alone (``random.Random`` seeded with the first 8 bytes of the sha256 of
     its id, the same on every platform), for the choices a template draws beyond its song."""
     return random.Random(int.from_bytes(hashlib.sha256(variant_id.encode()).digest()[:8], "big"))
-
-
-def as_gate(task_id: str, checks: list[dict[str, Any]], check_id: str) -> list[dict[str, Any]]:
-    """``checks`` with the weighted check ``check_id`` made a gate (a published check the template holds
-    harder on generated songs; its absence is an error, so a renamed check cannot slip through)."""
-    if not any(c["id"] == check_id for c in checks):
-        raise TaskError(f"{task_id}: the template makes check {check_id!r} a gate; the published task has no such "
-                        f"check (checks: {', '.join(c['id'] for c in checks)})")
-    return [{**{k: v for k, v in c.items() if k != "weight"}, "gate": True} if c["id"] == check_id else c
-            for c in checks]
