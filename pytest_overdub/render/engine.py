@@ -637,7 +637,8 @@ def _stem_from_parts(track: Track, ctx: _Ctx, parts: StemCache, *, key_of: Calla
             source = parts.put(source_key, _track_source(track, ctx, made), tuple(made))
         warnings = list(source.warnings)
         y = _effect_chain(source.audio, track.inserts, ctx, track.id, warnings)
-        pre = source if y is source.audio else parts.put(chain_key, y, tuple(warnings))
+        same = y is source.audio and len(warnings) == len(source.warnings)  # no insert ran, none warned
+        pre = source if same else parts.put(chain_key, y, tuple(warnings))
     if g == 1.0 and left == 1.0 and right == 1.0:
         return pre.audio, pre.warnings
     return np.multiply(pre.audio, np.array([[g * left], [g * right]])), pre.warnings

@@ -534,6 +534,7 @@ def test_cache_hit_does_not_rerender():
 @pytest.mark.parametrize("inserts", [
     [],
     [{"device": "test.onepole"}, {"device": "test.boom"}],                     # unstreamed, with a warning
+    [{"device": "test.boom"}],                                                 # passed through, warned
     [{"device": "core.eq", "params": {"hp": 200.0}}, {"device": "core.comp", "params": {"threshold": -30.0}},
      {"device": "core.delay"}],                                                # streamed house chain
 ])
