@@ -138,7 +138,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(also OVERDUB_WEAK_SANDBOX=1); the report says which layers ran")
     group.addoption("--overdub-variants", metavar="N|all", default=None,
                     help="also collect the fixed sample of N train variants (<task>@<seed>) of each task, or all 99 "
-                         "(default: none; a variant's self-check costs 10-100 s, so the sample is asked for)")
+                         "(default: 10 for a folder of answers, none for one answer file, "
+                         "the self-check's sample in the self-check; see the README)")
     parser.addini("overdub_tasks", "the tasks directory, relative to the ini file", default="")
 
 
@@ -247,8 +248,8 @@ def _resolve_mode(config: pytest.Config) -> Mode | None:
     mode = Mode(kind="submission" if sub_arg else "self-check", tasks_dir=tasks_dir,
                 pass_line=_pass_line(_opt(config, "overdub_pass")),
                 trusted=True if _opt(config, "overdub_trust_kernels") else None,
-                variants=_variants(_opt(config, "overdub_variants"),
-                                   default=0))
+                variants=_variants(_opt(config, "overdub_variants"), self_check=not sub_arg,
+                                   answers_folder=bool(sub_arg) and Path(sub_arg).is_dir()))
     report = _opt(config, "overdub_report")
     if report:
         mode.report_path = _report_path(config, report)
@@ -324,11 +325,13 @@ def _pass_line(text: str | None) -> float:
     return value
 
 
-def _variants(text: str | None, *, default: int) -> int | None:
-    """``--overdub-variants``: a number per template, ``all`` (None), or the mode's default."""
+def _variants(text: str | None, *, self_check: bool, answers_folder: bool) -> int | None:
+    """``--overdub-variants``: a number per template, ``all`` (None), or the mode's default sample
+    (:func:`.bench.variant_sample.default_count`: a folder of answers 10, one answer file none)."""
+    from .bench.variant_sample import default_count, variant_count
+
     if text is None:
-        return default
-    from .bench.variant_sample import variant_count
+        return default_count(self_check=self_check, answers_folder=answers_folder)
     from .errors import OverdubError
 
     try:

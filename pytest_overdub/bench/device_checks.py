@@ -86,7 +86,10 @@ def struck(song: Song, track: Track) -> list[tuple[float, int]]:
 
 
 def same_length(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` and ``y`` zero-padded to the longer's length (themselves, not copies, when they match)."""
     n = max(x.shape[-1], y.shape[-1])
+    if x.shape[-1] == y.shape[-1]:
+        return x, y
     pad = lambda a: np.pad(a, ((0, 0), (0, n - a.shape[-1])))  # noqa: E731
     return pad(x), pad(y)
 
@@ -96,11 +99,72 @@ def band_gain_db(x: np.ndarray, y: np.ndarray, *, sr: int, band: tuple[float, fl
     x, y = same_length(x, y)
     f = np.fft.rfftfreq(x.shape[-1], 1.0 / sr)
     m = (f >= band[0]) & (f < band[1])
-    px = float(np.sum(np.abs(np.fft.rfft(x, axis=-1)[:, m]) ** 2))
-    py = float(np.sum(np.abs(np.fft.rfft(y, axis=-1)[:, m]) ** 2))
+    px = float(np.sum(power_spectrum(x)[:, m]))
+    py = float(np.sum(power_spectrum(y)[:, m]))
     if px <= 0:
         raise TaskError(f"the track has no energy in {band[0]:g}-{band[1]:g} Hz to compare")
     return 10.0 * math.log10(max(py / px, 1e-12))
+
+
+def power_spectrum(x: np.ndarray) -> np.ndarray:
+    """``|rfft(x)|²`` per channel, read-only: the same samples give the same array, so a scorer process
+    (:mod:`pytest_overdub.runtime`) keeps the last few by a digest of the samples (:data:`SPECTRA`). A
+    song-length FFT costs about a second on this bench's lengths (they are seldom FFT-friendly), and a
+    device task reads the spectra of one bypass and one insert render for each band it checks, for every
+    answer the self-check scores."""
+    from .. import runtime
+
+    if not runtime.active():
+        return np.abs(np.fft.rfft(x, axis=-1)) ** 2
+    return SPECTRA.get(x, "power", lambda a: np.abs(np.fft.rfft(a, axis=-1)) ** 2)
+
+
+def _rfft(x: np.ndarray, nfft: int) -> np.ndarray:
+    """``np.fft.rfft(x, nfft)`` of a 1-D ``x``, kept like :func:`power_spectrum`'s (``echo_repeat`` reads
+    the same dry hit for every answer)."""
+    from .. import runtime
+
+    if not runtime.active():
+        return np.fft.rfft(x, nfft)
+    return SPECTRA.get(x, f"rfft{nfft}", lambda a: np.fft.rfft(a, nfft))
+
+
+class ArrayMemo:
+    """A small LRU of pure functions of an array, keyed by the function's name and a digest of the
+    array's samples (its dtype, shape and bytes); the values are kept read-only. ``hits``/``misses``
+    count lookups."""
+
+    def __init__(self, *, size: int):
+        self.size = size
+        self._items: dict[bytes, np.ndarray] = {}
+        self.hits = self.misses = 0
+
+    def get(self, x: np.ndarray, what: str, make: Any) -> np.ndarray:
+        """``make(x)``, ``what`` naming the function (part of the key)."""
+        a = np.ascontiguousarray(x)
+        h = hashlib.sha256(f"{what}:{a.dtype.str}{a.shape}".encode())
+        h.update(memoryview(a).cast("B"))
+        key = h.digest()
+        value = self._items.pop(key, None)
+        if value is None:
+            self.misses += 1
+            value = make(a)
+            value.setflags(write=False)
+        else:
+            self.hits += 1
+        self._items[key] = value
+        while len(self._items) > self.size:
+            self._items.pop(next(iter(self._items)))
+        return value
+
+    def clear(self) -> None:
+        self._items.clear()
+        self.hits = self.misses = 0
+
+
+#: The scorer's spectra of recent device-check renders (:func:`power_spectrum`, :func:`_rfft`); 23-34 MB
+#: each for a minute of audio.
+SPECTRA = ArrayMemo(size=8)
 
 
 def echo_lag_ms(dry: np.ndarray, out: np.ndarray, *, sr: int, lo_ms: float = 40.0,
@@ -128,7 +192,7 @@ def echo_repeat(dry: np.ndarray, out: np.ndarray, *, sr: int, lo_ms: float = 40.
         d = np.concatenate([np.zeros(a_hit), d[a_hit:b_hit], np.zeros(max(0, len(d) - b_hit))])[: len(w)]
     n = len(d)
     nfft = 1 << int(math.ceil(math.log2(2 * n)))
-    c = np.fft.irfft(np.fft.rfft(w, nfft) * np.conj(np.fft.rfft(d, nfft)), nfft)[:n]
+    c = np.fft.irfft(_rfft(w, nfft) * np.conj(_rfft(d, nfft)), nfft)[:n]
     a, b = int(lo_ms * sr / 1000), min(n, int(hi_ms * sr / 1000))
     win = np.abs(c[a:b])
     energy = float(np.sum(d ** 2))
@@ -305,6 +369,9 @@ def track_dry_kept_db(ctx: Any, track: Track) -> float:
 def track_echo(ctx: Any, track: Track, ref: str, *, beats: float) -> tuple[float, list[float]]:
     """``trackEcho*``: (|first-repeat lag - ``beats``| in ms, the repeat level of every hit in dB) on the
     real part, the lag read against its first hit (:func:`echo_repeat`)."""
+    key = ("device_checks.echo", track.model_dump_json(), float(beats))
+    if key in ctx._values:  # the time check and the level check read the same figures
+        return ctx._values[key]
     dry, out = real_pair(ctx, track)
     want_ms = beats * 60000.0 / ctx.song.tempo
     onsets = onsets_s(ctx.song, track)
@@ -314,7 +381,8 @@ def track_echo(ctx: Any, track: Track, ref: str, *, beats: float) -> tuple[float
             for i, s in enumerate(onsets)]
     lag_ms, _ = echo_repeat(dry, out, sr=ctx.sr, hi_ms=min(2000.0, 2.0 * want_ms), hit=hits[0])
     levels = repeat_levels_db(dry, out, sr=ctx.sr, hits=hits, lag_ms=lag_ms) if math.isfinite(lag_ms) else []
-    return abs(lag_ms - want_ms), levels
+    ctx._values[key] = (abs(lag_ms - want_ms), levels)
+    return ctx._values[key]
 
 
 def track_decay_s(ctx: Any, track: Track, ref: str, *, threshold_db: float) -> float:

@@ -18,6 +18,31 @@ import re
 from ..errors import UsageError
 from .variants import TRAIN_SEEDS, parse_variant_id, templates
 
+#: The sample a run takes when not told otherwise (``--overdub-variants`` and ``overdub eval --variants``
+#: override it): an agent's answers (a folder, ``overdub eval`` of the bench or a family) meet the fixed
+#: sample of 10 train variants of each template; one answer file can answer no variant; the self-check
+#: takes the largest sample that keeps ``pytest tasks --overdub-self-check -n 2`` under a minute on the
+#: 2-core development machine (README, "Speed").
+ANSWERS_SAMPLE = 10
+SELF_CHECK_SAMPLE = 0
+
+
+def default_count(*, self_check: bool = False, answers_folder: bool = False) -> int:
+    """The sample per template a pytest run collects by default: :data:`SELF_CHECK_SAMPLE` in the
+    self-check, :data:`ANSWERS_SAMPLE` for a folder of answers, none for one answer file."""
+    if self_check:
+        return SELF_CHECK_SAMPLE
+    return ANSWERS_SAMPLE if answers_folder else 0
+
+
+def eval_default_count(tasks: str | None, *, split: str, families: tuple[str, ...]) -> int:
+    """``overdub eval``'s sample per template when ``--variants`` is not given: :data:`ANSWERS_SAMPLE` when
+    ``--tasks`` is ``all`` or a family on a split holding train seeds, none when it names ids (the run is
+    what they name) or on the test split (never sampled)."""
+    whole = tasks in (None, "all") or tasks in families
+    return ANSWERS_SAMPLE if whole and split != "test" else 0
+
+
 SEED_RANGE = re.compile(r"^(?P<task>[a-z0-9][a-z0-9-]*)@(?P<first>[0-9]{1,18})-(?P<last>[0-9]{1,18})$")
 MAX_RANGE = 10_000
 

@@ -69,9 +69,10 @@ def parser() -> Parser:
     p.add_argument("--tasks", metavar="ID,ID,...|FAMILY|all", default="all",
                    help=f"task ids, a family ({', '.join(families())}) or all (default); an id may be a variant's "
                         "(write-bassline@17) or a range of seeds (write-bassline@1000-1009)")
-    p.add_argument("--variants", metavar="N|all", default="0",
+    p.add_argument("--variants", metavar="N|all", default=None,
                    help="also run the fixed sample of N train variants (or all 99) of each selected task "
-                        "(default 0: none)")
+                        "(default: 10 with --tasks all or a family, none when --tasks names ids or with "
+                        "--split test)")
     p.add_argument("--trials", metavar="K", type=arg(int_in, lo=1, hi=1000, what="a number of trials"),
                    default=1, help="trials per task (default 1)")
     p.add_argument("--parallel", metavar="N", type=arg(int_in, lo=1, hi=256, what="a number of trials at once"),
@@ -98,7 +99,6 @@ def parser() -> Parser:
 
 def options(argv: list[str]) -> EvalOptions:
     from ..bench.tasks import bundled_bench
-    from ..bench.variant_sample import variant_count
 
     args = parser().parse_args(argv)
     if args.agent_cmd is not None and not args.agent_id:
@@ -112,11 +112,20 @@ def options(argv: list[str]) -> EvalOptions:
     out = args.out or output_dir(str(Path("runs") / agent_id), what="run folder (--out, default runs/LABEL)")
     return EvalOptions(agent_id=agent_id, out=out,
                        tasks=select_tasks(bundled_bench(), args.tasks, split=args.split,
-                                          variants=variant_count(args.variants, what="--variants")),
+                                          variants=_variants(args)),
                        agent_cmd=args.agent_cmd, replay_dir=args.agent, trials=args.trials, parallel=args.parallel,
                        seed=args.seed, timeout_s=args.timeout_s, split=args.split, infra_retries=args.infra_retries,
                        env_pass=env_pass, executor=args.executor, scheduler=args.scheduler, pass_line=args.pass_line,
                        env_values={n: os.environ[n] for n in env_pass})
+
+
+def _variants(args: argparse.Namespace) -> int | None:
+    """``--variants``, or the sample the selection takes by default (:func:`.variant_sample.eval_default_count`)."""
+    from ..bench.variant_sample import eval_default_count, variant_count
+
+    if args.variants is None:
+        return eval_default_count(args.tasks, split=args.split, families=families())
+    return variant_count(args.variants, what="--variants")
 
 
 def main(argv: list[str]) -> int:

@@ -618,6 +618,32 @@ def render_stem(track: Track, ctx: _Ctx) -> tuple[np.ndarray, tuple[StemWarning,
     return y, tuple(warnings)
 
 
+def _stem_from_parts(track: Track, ctx: _Ctx, parts: StemCache, *, key_of: Callable[[Track], str]
+                     ) -> tuple[np.ndarray, tuple[StemWarning, ...]]:
+    """:func:`render_stem`'s samples and warnings, its two earlier stages kept in ``parts`` (see
+    :class:`.stems.StemCache`): the source, then the source through the inserts, then times the gain
+    and pan. The same products as :func:`render_stem`, which multiplies by the gains as it writes the
+    chain's last output (``x·g`` either way; at 0 dB centred the chain's output is the stem)."""
+    g = db_to_gain(track.gain)
+    left, right = balance_gains(track.pan)
+    level = track.model_copy(update={"gain": 0.0, "pan": 0.0})
+    chain_key = "inserts:" + key_of(level)
+    pre = parts.get(chain_key)
+    if pre is None:
+        source_key = "source:" + key_of(level.model_copy(update={"inserts": ()}))
+        source = parts.get(source_key)
+        if source is None:
+            made: list[StemWarning] = []
+            source = parts.put(source_key, _track_source(track, ctx, made), tuple(made))
+        warnings = list(source.warnings)
+        y = _effect_chain(source.audio, track.inserts, ctx, track.id, warnings)
+        same = y is source.audio and len(warnings) == len(source.warnings)  # no insert ran, none warned
+        pre = source if same else parts.put(chain_key, y, tuple(warnings))
+    if g == 1.0 and left == 1.0 and right == 1.0:
+        return pre.audio, pre.warnings
+    return np.multiply(pre.audio, np.array([[g * left], [g * right]])), pre.warnings
+
+
 def _track_source(track: Track, ctx: _Ctx, warnings: list[StemWarning]) -> np.ndarray:
     """The track's instrument plus its audio clips, before the inserts (deterministic: made again, it
     gives the same samples)."""
@@ -691,7 +717,11 @@ def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
                            overrides=override_names)
             stem = cache.get(key)
             if stem is None:
-                stem = cache.put(key, *render_stem(track, ctx))
+                parts = cache.parts if cache.parts is not None and cache.parts.max_bytes > 0 else None
+                made = render_stem(track, ctx) if parts is None else _stem_from_parts(
+                    track, ctx, parts, key_of=lambda t: stem_key(song, t, sr=tl.sr, n_frames=tl.n_frames,
+                                                                 trusted=trusted, overrides=override_names))
+                stem = cache.put(key, *made)
             prefix = f"tracks[{pos}] {track.name or track.id}"
             warnings.extend(RenderWarning(w.kind, f"{prefix} {w.where}", w.message) for w in stem.warnings)
             stems[track.id] = stem.audio

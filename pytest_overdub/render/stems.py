@@ -115,15 +115,30 @@ class StemCache:
     """An LRU of stems bounded by their total size in bytes. ``max_bytes=0`` caches nothing.
 
     ``hits`` and ``misses`` count lookups, so a caller (or a test) can see what a render cost.
+
+    ``keep_parts``: also keep, in :attr:`parts` (a cache of its own, half the size, emptied with this
+    one), each stem's two earlier stages: the track's source (its instrument and audio clips, before
+    the inserts) and the source through the inserts before the track's gain and pan. A track whose gain
+    or pan alone changed then costs a multiply, and one whose inserts changed costs the inserts, not
+    the instrument again (the scorer's cache: a task's answers, near misses and probes change a track's
+    level or inserts far more often than its notes). The parts' keys are :func:`stem_key` of the track
+    at 0 dB and centred, with and without its inserts, so they are exact like a stem's.
     """
 
-    def __init__(self, *, max_bytes: int = DEFAULT_MAX_BYTES):
+    def __init__(self, *, max_bytes: int = DEFAULT_MAX_BYTES, keep_parts: bool = False):
         self.max_bytes = int(max_bytes)
         self._items: OrderedDict[str, Stem] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        self.parts = StemCache(max_bytes=self.max_bytes // 2) if keep_parts else None
+
+    def resize(self, max_bytes: int) -> None:
+        """Set the limit (the parts' to half of it); stems over it go at the next ``put``."""
+        self.max_bytes = int(max_bytes)
+        if self.parts is not None:
+            self.parts.max_bytes = self.max_bytes // 2
 
     def get(self, key: str) -> Stem | None:
         with self._lock:
@@ -159,6 +174,8 @@ class StemCache:
             self._bytes = 0
             self.hits = 0
             self.misses = 0
+        if self.parts is not None:
+            self.parts.clear()
 
     @property
     def nbytes(self) -> int:
@@ -172,7 +189,7 @@ class StemCache:
 
 
 #: The process-wide stem cache ``render`` uses when given no ``cache`` in a scorer (see the module docstring).
-PROCESS_CACHE = StemCache(max_bytes=DEFAULT_MAX_BYTES)
+PROCESS_CACHE = StemCache(max_bytes=DEFAULT_MAX_BYTES, keep_parts=True)
 _sized: list[bool] = []
 
 
@@ -185,6 +202,6 @@ def default_cache() -> StemCache:
     if not runtime.active():
         return StemCache(max_bytes=0)
     if not _sized:
-        PROCESS_CACHE.max_bytes = runtime.stem_cache_bytes()
+        PROCESS_CACHE.resize(runtime.stem_cache_bytes())
         _sized.append(True)
     return PROCESS_CACHE

@@ -418,7 +418,7 @@ def test_a_task_without_an_answer_in_the_folder_is_skipped_naming_the_file(pytes
     answers = pytester.path / "answers"
     answers.mkdir()
     shutil.copy(bench.oracle_path(QUANT), answers / f"{QUANT}.json")
-    res = _run(pytester, f"--overdub-submission={answers}", "-k", DRUMS, "-rs")
+    res = _run(pytester, f"--overdub-submission={answers}", "-k", DRUMS, "-rs", "--overdub-variants=0")
     res.assert_outcomes(skipped=1)
     res.stdout.fnmatch_lines([f"SKIPPED * no answer for task {DRUMS}: no file {answers / DRUMS}.json"])
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_overdub.bench.tasks import bundled_bench
-from pytest_overdub.bench.variant_sample import sample_ids
+from pytest_overdub.bench.variant_sample import ANSWERS_SAMPLE, SELF_CHECK_SAMPLE, sample_ids
 from pytest_overdub.bench.variants import variant
 
 pytest_plugins = ["pytester"]
@@ -47,12 +47,32 @@ def test_a_submission_folder_answers_the_sampled_variants(pytester, bench_dir):
                            skipped=1)  # the published task has no answer in the folder
     tasks = {t["id"]: t for t in json.loads(report.read_text())["tasks"]}
     assert list(tasks) == [VID] and tasks[VID]["score"] >= 0.9
-    # by default a submission run collects no variant
-    assert f"{VID}" not in "\n".join(_run(pytester, f"--overdub-submission={answers}", "--collect-only", "-q").outlines)
+
+
+def test_the_default_sample_per_mode(pytester, bench_dir):
+    """A folder of answers meets the fixed sample of 10 variants per template; one answer file none (it
+    cannot answer a variant); the self-check its own sample; ``--overdub-variants`` overrides each."""
+    answers = bench_dir / "answers"
+    answers.mkdir()
+    for vid in sample_ids(10, [TASK]):  # a variant without an answer file is skipped at collection
+        (answers / f"{vid}.json").write_text(json.dumps({"ops": variant(vid).oracle.ops}))
+
+    def sampled(*args: str) -> list[str]:
+        lines = _run(pytester, "--collect-only", "-q", *args).outlines
+        return sorted({line.split("::")[1] for line in lines if "@" in line and "::" in line})
+
+    assert ANSWERS_SAMPLE == 10
+    assert sampled(f"--overdub-submission={answers}") == sorted(sample_ids(10, [TASK]))
+    assert sampled(f"--overdub-submission={answers / f'{VID}.json'}") == []
+    assert sampled() == sorted(sample_ids(SELF_CHECK_SAMPLE, [TASK]))
+    assert sampled(f"--overdub-submission={answers}", "--overdub-variants=2") == sorted(sample_ids(2, [TASK]))
+    assert sampled(f"--overdub-submission={answers / f'{VID}.json'}", "--overdub-variants=1") == [VID]
+    assert sampled(f"--overdub-submission={answers}", "--overdub-variants=0") == []
 
 
 def test_the_self_check_holds_a_sampled_variant_to_the_rules(pytester, bench_dir):
-    assert not any("@" in line for line in _run(pytester, "--collect-only", "-q").outlines)  # not the bundled bench
+    assert sum("@" in line for line in _run(pytester, "--collect-only", "-q").outlines if "::oracle" in line) == \
+        SELF_CHECK_SAMPLE  # the default sample, of this bench's one template (not the bundled bench's)
     listed = _run(pytester, "--collect-only", "-q", "--overdub-variants=1").outlines
     assert f"tasks/{VID}.json::{VID}::oracle" in listed and f"tasks/{VID}.json::{VID}::repeat" in listed
     assert f"tasks/{VID}.json::{VID}::cheat-master-eq" in listed

@@ -131,6 +131,34 @@ def test_band_gain_and_hit_change_read_plain_gains():
                             onsets=onsets) < 0.01
 
 
+def test_kept_spectra_give_the_figures_a_fresh_fft_gives(monkeypatch):
+    """A scorer keeps the spectra of recent renders by their samples: every figure read through them is
+    bit-identical to one computed afresh, and a changed sample is computed afresh."""
+    from pytest_overdub import runtime
+
+    dry = _snaps()
+    wet = _echo(dry, delay_s=0.45, gain=0.5, feedback=0.35)
+
+    def figures():
+        return (dc.band_gain_db(dry, wet, sr=SR, band=(1000, 3000)), dc.band_gain_db(dry, wet, sr=SR, band=(0, 900)),
+                dc.echo_repeat(dry, wet, sr=SR, hi_ms=900, hit=FIRST_HIT), dc.echo_repeat(dry, wet, sr=SR, hi_ms=900))
+
+    fresh = figures()
+    monkeypatch.setattr(runtime, "active", lambda: True)
+    dc.SPECTRA.clear()
+    assert figures() == fresh and figures() == fresh
+    assert dc.SPECTRA.hits > dc.SPECTRA.misses > 0
+    misses = dc.SPECTRA.misses
+    other = wet.copy()
+    other[1, 1234] += 1e-9
+    assert dc.band_gain_db(dry, other, sr=SR, band=(1000, 3000)) != fresh[0]   # the spectrum changed
+    assert dc.SPECTRA.misses == misses + 1
+    kept = dc.SPECTRA.get(dry, "power", lambda a: np.abs(np.fft.rfft(a, axis=-1)) ** 2)
+    with pytest.raises(ValueError):
+        kept[0, 0] = 1.0
+    dc.SPECTRA.clear()
+
+
 def test_a_note_still_ringing_at_the_next_onset_reads_the_whole_gap():
     held = np.zeros((2, int(5 * SR)))
     held[:, : int(2.4 * SR)] = 0.1  # sounds at -20 dBFS until the next note strikes

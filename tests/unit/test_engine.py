@@ -531,6 +531,30 @@ def test_cache_hit_does_not_rerender():
     assert Click.calls == 3
 
 
+@pytest.mark.parametrize("inserts", [
+    [],
+    [{"device": "test.onepole"}, {"device": "test.boom"}],                     # unstreamed, with a warning
+    [{"device": "test.boom"}],                                                 # passed through, warned
+    [{"device": "core.eq", "params": {"hp": 200.0}}, {"device": "core.comp", "params": {"threshold": -30.0}},
+     {"device": "core.delay"}],                                                # streamed house chain
+])
+def test_kept_parts_give_the_stems_a_fresh_render_gives(inserts):
+    """The scorer's cache keeps each track's source and its inserts' output: a stem made from them is
+    bit-identical to a fresh render, warnings included, and a change of gain or pan alone does not play
+    the instrument again."""
+    notes = tuple((t / 2, 0.3 + 0.1 * (t % 5)) for t in range(8))
+    kept = StemCache(keep_parts=True)
+    Click.calls = 0
+    for gain, pan in ((0.0, 0.0), (-6.0, 0.3), (4.5, -1.0), (-0.5, 0.0)):
+        s = song(track("t_a", inserts=inserts, notes=notes, length=8, gain=gain, pan=pan))
+        fresh, made = go(s, cache=StemCache(max_bytes=0)), go(s, cache=kept)
+        assert made.stems["t_a"].tobytes() == fresh.stems["t_a"].tobytes(), (gain, pan)
+        assert made.mix.tobytes() == fresh.mix.tobytes() and made.warnings == fresh.warnings
+    assert Click.calls == 4 + 1                                # four fresh renders, one kept source
+    kept.clear()
+    assert len(kept.parts) == 0
+
+
 def test_cache_is_bounded_lru_by_bytes():
     one_stem = 2 * 28000 * 8                                         # 4 beats + tail at 8 kHz, float64
     cache = StemCache(max_bytes=2 * one_stem)

@@ -45,6 +45,27 @@ def test_eval_selects_variant_ids_ranges_and_samples_within_the_split():
         select_tasks(BENCH, "write-bassline", split="test", variants=2)
 
 
+def test_eval_runs_the_sample_of_ten_by_default_on_the_bench_and_none_on_named_ids(tmp_path):
+    from pytest_overdub.bench.variant_sample import eval_default_count
+    from pytest_overdub.evaluate.cli import options
+    from pytest_overdub.evaluate.runner import families
+
+    def tasks(*argv: str) -> tuple[str, ...]:
+        return options(["--agent-cmd", "true", "--agent-id", "a", "--out", str(tmp_path / "run"), *argv]).tasks
+
+    family = tasks("--tasks", "writing")
+    published = [t for t in family if "@" not in t]
+    assert set(family) == set(published) | set(sample_ids(10, published)) and len(family) > len(published)
+    assert {t.split("@")[0] for t in family if "@" in t} == {"write-bassline", "write-counter-melody",
+                                                            "write-drum-groove", "write-harmonize-hook"}
+    assert tasks("--tasks", "write-bassline") == ("write-bassline",)          # ids name the whole run
+    assert tasks("--tasks", "write-bassline", "--variants", "1") == ("write-bassline", "write-bassline@92")
+    assert tasks("--tasks", "writing", "--variants", "0") == tuple(published)
+    # the test split is never sampled (a sample there would be an error): its ids are named
+    assert eval_default_count("writing", split="test", families=families()) == 0
+    assert eval_default_count("all", split="all", families=families()) == 10
+
+
 def test_a_replayed_oracle_scores_a_test_variant_and_its_result_names_the_test_split(tmp_path, capsys):
     vid = "mix-darken-keys@1000"
     answers = tmp_path / "answers"
