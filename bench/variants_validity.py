@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_overdub.bench.variant_checks import check_variant  # noqa: E402
 from pytest_overdub.bench.variants import templates  # noqa: E402
+from pytest_overdub.runtime import enter  # noqa: E402
 
 
 def main() -> None:
@@ -26,6 +27,7 @@ def main() -> None:
     parser.add_argument("--seeds", nargs=2, type=int, default=(1, 99), metavar=("FIRST", "LAST"))
     parser.add_argument("--templates", nargs="+", default=sorted(templates()))
     args = parser.parse_args()
+    enter("variants-validity")  # the scorer's stem cache, as the plugin and `overdub` have it
     first, last = args.seeds
     for name in args.templates:
         oracle, base, miss, failed, seconds = [], [], [], [], []
