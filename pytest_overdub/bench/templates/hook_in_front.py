@@ -29,7 +29,9 @@ one's shape: the hook fader ``HOOK_UP_DB`` up and every other part ``TRIM_DB`` d
 4.7 to 5 LU (the kick, alone through the master's glue compressor, shows a 2.5 dB trim as about 2 LU), to
 +2.5 to +3.7 LU; the others together move by about -2 LU (inside -3) and the chorus by -0.15 to +0.6 LU
 (the hook's gain about pays for the trims). The same move automated on gain stages in the chorus alone
-scores the same. Computed from the ground truth: the parts' tracks (setup), the hook's chorus notes (its
+scores the same; an EQ carve (the hook +6 dB at 2.5 kHz, the keys -4 dB at 1.2 kHz, 4 dB low shelves off
+the bass and kick) scores 1.0 and a smaller fader move (the hook +3, the others -1.5 to -2) 0.95 and 1.0
+(test seeds 1006 and 1030, the most and the least buried). Computed from the ground truth: the parts' tracks (setup), the hook's chorus notes (its
 fader), the chorus's bars (instruction, the near miss's automation), the chorus clips' ids (the delete
 cheat). Near misses and cheats: the published five (the bass and keys chorus clips deleted and the drums
 muted; hook +6 and the others -10; the others -20; the others -8; the hook +12), plus the oracle's move
