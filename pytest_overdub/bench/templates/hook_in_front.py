@@ -31,11 +31,11 @@ one's shape: the hook fader ``HOOK_UP_DB`` up and every other part ``TRIM_DB`` d
 (the hook's gain about pays for the trims). The same move automated on gain stages in the chorus alone
 scores the same; an EQ carve (the hook +6 dB at 2.5 kHz, the keys -4 dB at 1.2 kHz, 4 dB low shelves off
 the bass and kick) scores 1.0 and a smaller fader move (the hook +3, the others -1.5 to -2) 0.95 and 1.0
-(test seeds 1006 and 1030, the most and the least buried). Computed from the ground truth: the parts' tracks (setup), the hook's chorus notes (its
-fader), the chorus's bars (instruction, the near miss's automation), the chorus clips' ids (the delete
-cheat). Near misses and cheats: the published five (the bass and keys chorus clips deleted and the drums
-muted; hook +6 and the others -10; the others -20; the others -8; the hook +12), plus the oracle's move
-automated in the verse instead of the chorus.
+(test seeds 1006 and 1030, the most and the least buried). Computed from the ground truth: the parts'
+tracks (setup), the hook's chorus notes (its fader), the chorus's bars (instruction, the near miss's
+automation), the chorus clips' ids (the delete cheat). Near misses and cheats: the published five (the
+bass and keys chorus clips deleted and the drums muted; hook +6 and the others -10; the others -20; the
+others -8; the hook +12), plus the oracle's move automated in the verse instead of the chorus.
 """
 
 from __future__ import annotations
