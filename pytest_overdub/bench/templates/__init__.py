@@ -12,6 +12,7 @@ from . import decaying_instrument
 from . import dotted_echo
 from . import drum_groove
 from . import harmonize_hook
+from . import hook_in_front
 from . import master_loudness
 from . import mono_low_end
 from . import quantize_swing
@@ -34,6 +35,7 @@ TEMPLATES: dict[str, Template] = {
     "mix-bass-under-kick": Template("mix-bass-under-kick", bass_under_kick.TIER, bass_under_kick.build),
     "mix-chorus-lift": Template("mix-chorus-lift", chorus_lift.TIER, chorus_lift.build),
     "mix-darken-keys": Template("mix-darken-keys", darken_keys.TIER, darken_keys.build),
+    "mix-hook-in-front": Template("mix-hook-in-front", hook_in_front.TIER, hook_in_front.build),
     "mix-master-loudness": Template("mix-master-loudness", master_loudness.TIER, master_loudness.build),
     "mix-mono-low-end": Template("mix-mono-low-end", mono_low_end.TIER, mono_low_end.build),
     "mixdown-clear-mud": Template("mixdown-clear-mud", mixdown.TIER, mixdown.clear_mud),
