@@ -32,3 +32,15 @@ def test_drum_groove_oracle_is_heard_once_the_kit_carries_the_kick():
     ok, msg, result = _rows("write-drum-groove@1")["oracle"]
     assert ok, msg
     assert result.check("heard").value >= -28.0
+
+
+def test_counter_melody_oracle_is_its_own_line_where_the_plain_alternation_copies_the_bass():
+    # seed 1006 (test split): the half-note line alternating the chord's higher and lower free tone played
+    # a run of the bass's intervals, a copy of 0.714 (the gate allows 0.5), and the oracle scored 0; 7 of
+    # test seeds 1000-1399 did so (the bass or the hook). The oracle now takes the first candidate line
+    # copying at most 0.4 of any part; every cheat still fails
+    rows = _rows("write-counter-melody@1006")
+    ok, msg, result = rows["oracle"]
+    assert ok, msg
+    assert result.check("copy").value <= 0.4 and result.check("pitches").value >= 5
+    assert [(rule, m) for rule, (held, m, _) in rows.items() if not held] == []
