@@ -6,7 +6,8 @@
     python3 bench/variants_validity.py --seed-list 3 17 42 --templates mix-chorus-lift
 
 Per template: oracle min and mean (want >= 0.9), doing nothing max, near-miss and cheat max (want < 0.5),
-the seeds where each extreme was found, the variants where a rule failed, and seconds per variant (each
+the seeds where each extreme was found, the range of each of the oracle's check values (the margin to its
+target), the variants where a rule failed, and seconds per variant (each
 scores 5-6 answers in one process, renders of the starting song cached between them: the scorer runtime is
 entered, as the plugin and ``overdub`` do). A benchmark reads the clock; the scores do not.
 """
@@ -39,6 +40,7 @@ def seeds_for(name: str, args: argparse.Namespace) -> list[int]:
 def sweep(name: str, seeds: list[int]) -> None:
     """Check every variant of ``name`` over ``seeds`` and print the template's summary and failed rules."""
     oracle, base, miss, failed, seconds = [], [], [], [], []
+    values: dict[str, list[float]] = {}
     for seed in seeds:
         t0 = time.perf_counter()
         rows = check_variant(f"{name}@{seed}", trusted=True)
@@ -46,6 +48,10 @@ def sweep(name: str, seeds: list[int]) -> None:
         for rule, ok, msg, result in rows:
             kind = oracle if rule == "oracle" else base if rule == "baseline" else miss
             kind.append((result.score, seed, rule))
+            if rule == "oracle":
+                for c in result.checks:
+                    if isinstance(c.value, (int, float)):
+                        values.setdefault(c.id, []).append(float(c.value))
             if not ok:
                 failed.append(f"{name}@{seed} {rule}: {msg}")
     low, high_base, high_miss = min(oracle), max(base), max(miss)
@@ -53,6 +59,8 @@ def sweep(name: str, seeds: list[int]) -> None:
           f"mean {sum(s for s, _, _ in oracle) / len(oracle):.3f}, baseline max {high_base[0]:.3f} "
           f"(@{high_base[1]}), near miss/cheat max {high_miss[0]:.3f} ({high_miss[2]}@{high_miss[1]}), "
           f"{len(failed)} rules failed, {sum(seconds) / len(seconds):.1f} s per variant", flush=True)
+    print("  oracle's check values, min..max: " + ", ".join(f"{k} {min(v):.3g}..{max(v):.3g}"
+                                                       for k, v in values.items()), flush=True)
     for line in failed:
         print("  " + line, flush=True)
 
