@@ -44,3 +44,12 @@ def test_counter_melody_oracle_is_its_own_line_where_the_plain_alternation_copie
     assert ok, msg
     assert result.check("copy").value <= 0.4 and result.check("pitches").value >= 5
     assert [(rule, m) for rule, (held, m, _) in rows.items() if not held] == []
+
+
+def test_bass_under_kick_oracle_reads_the_bass_line_as_well_as_the_kicks():
+    # seed 95: a legato, high bass line (its notes sound through the whole verse, mean pitch G2) sat 1.3 dB
+    # louder under 250 Hz than the kicks per second alone predict: the oracle's gap was -1.66 dB (want -4
+    # to -2) and it scored 0.886. The fader move now reads the bass's sounding share and mean pitch too
+    ok, msg, result = _rows("mix-bass-under-kick@95")["oracle"]
+    assert ok, msg
+    assert -3.5 <= result.check("gap").value <= -2.5
