@@ -14,7 +14,7 @@ def test_chorus_up_a_step_fails_a_dropped_chords_part_whatever_its_share_of_the_
     # seed 5: a Pad holds 24 of the chorus's 104 pitched notes; one pooled transposed gate (soft 0.5) let
     # the chords deleted instead of moved score 0.538
     rows = _rows("edit-chorus-up-a-step@5")
-    ok, msg, result = rows["cheat:cheat-drop-keys"]
+    ok, msg, result = rows["cheat:drop-keys"]
     assert ok, msg
     assert result.check("moved-chords").score == 0.0 and result.check("moved-bass").score == 1.0
     assert rows["oracle"][0], rows["oracle"][1]
