@@ -32,3 +32,32 @@ def test_drum_groove_oracle_is_heard_once_the_kit_carries_the_kick():
     ok, msg, result = _rows("write-drum-groove@1")["oracle"]
     assert ok, msg
     assert result.check("heard").value >= -28.0
+
+
+def test_counter_melody_oracle_is_its_own_line_where_the_plain_alternation_copies_the_bass():
+    # seed 1006 (test split): the half-note line alternating the chord's higher and lower free tone played
+    # a run of the bass's intervals, a copy of 0.714 (the gate allows 0.5), and the oracle scored 0; 7 of
+    # test seeds 1000-1399 did so (the bass or the hook). The oracle now takes the first candidate line
+    # copying at most 0.4 of any part; every cheat still fails
+    rows = _rows("write-counter-melody@1006")
+    ok, msg, result = rows["oracle"]
+    assert ok, msg
+    assert result.check("copy").value <= 0.4 and result.check("pitches").value >= 5
+    assert [(rule, m) for rule, (held, m, _) in rows.items() if not held] == []
+
+
+def test_bass_under_kick_oracle_reads_the_bass_line_as_well_as_the_kicks():
+    # seed 95: a legato, high bass line (its notes sound through the whole verse, mean pitch G2) sat 1.3 dB
+    # louder under 250 Hz than the kicks per second alone predict: the oracle's gap was -1.66 dB (want -4
+    # to -2) and it scored 0.886. The fader move now reads the bass's sounding share and mean pitch too
+    ok, msg, result = _rows("mix-bass-under-kick@95")["oracle"]
+    assert ok, msg
+    assert -3.5 <= result.check("gap").value <= -2.5
+
+
+def test_chorus_lift_oracle_lands_inside_the_lift_target():
+    # seed 52: 3.15 dB of chorus gain with width 1.3 lifted the chorus 3.07 LU (want 1.5 to 3), an oracle of
+    # 0.956; at 3 dB the oracle's lift spans 1.79 to 2.92 LU over the sample of 20
+    ok, msg, result = _rows("mix-chorus-lift@52")["oracle"]
+    assert ok, msg
+    assert 1.5 <= result.check("lift").value <= 3.0 and result.score == 1.0

@@ -9,7 +9,7 @@ to -0.5 LU; a trim after the master's compressor moves it by exactly that, where
 by the tracks' compressors), and the master comes 3 dB down (headroom for the lift under the peak limit).
 Computed from the ground truth: the sections' bars and beats (the instruction, every automation's
 breakpoints). The oracle is the published alternative that does not depend on a part's level: a master
-width stage automated from the chorus's downbeat to 3.15 dB more gain and width 1.3 (a lift of 1.8 to 2.7
+width stage automated from the chorus's downbeat to 3 dB more gain and width 1.3 (a lift of 1.8 to 2.9
 LU). Near misses and cheats: the master turned up (the verse lifts too), the verse narrowed on the master
 (outside the chorus), the chorus clips turned up with the chords and lead narrowed in the verse only, a
 steady noise bed in the chorus.
@@ -26,7 +26,7 @@ TIER = 1
 RAMP_BEATS = 0.05
 TRIM_DB = -1.25
 SETUP_MASTER_DB = -3.0
-LIFT_DB = 3.15
+LIFT_DB = 3.0
 WIDTH = 1.3
 NOISE_KERNEL = (
     "# A steady decorrelated noise bed: loudness and width without any music.\n"
