@@ -174,6 +174,12 @@ class TranscriptionTask(_Model):
         return bool(self.given)
 
     @property
+    def setup(self) -> list:
+        """No setup: the mix is rendered from the song as it is (a song task's field, so every task's
+        starting song is ``start_song(task)``)."""
+        return []
+
+    @property
     def is_audio(self) -> bool:
         """Not an audio-in task: its answer is notes, not audio files."""
         return False
