@@ -12,3 +12,4 @@ import pytest
 def _inner_runs_are_not_on_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI", raising=False)
     monkeypatch.delenv("BUILD_NUMBER", raising=False)
+

@@ -15,6 +15,8 @@ from pytest_overdub.bench.tasks import bundled_bench
 from pytest_overdub.bench.variant_sample import sample_ids
 from pytest_overdub.bench.variants import variant
 
+from benchdirs import copy_one_task_bench, run_quiet
+
 pytest_plugins = ["pytester"]
 
 TASK = "mixdown-clear-mud"
@@ -23,20 +25,7 @@ VID = sample_ids(1, [TASK])[0]
 
 @pytest.fixture
 def bench_dir(pytester: pytest.Pytester) -> Path:
-    src = bundled_bench()
-    for name in ("tasks", "songs", "oracles", "near_misses"):
-        (pytester.path / name).mkdir()
-    shutil.copy(src.tasks_dir / f"{TASK}.json", pytester.path / "tasks")
-    shutil.copy(src.root / "songs" / f"{src.task(TASK).song}.json", pytester.path / "songs")
-    for p in [src.oracle_path(TASK), *src.alternative_paths(TASK)]:
-        shutil.copy(p, pytester.path / "oracles")
-    for p in src.near_miss_paths(TASK) + src.cheat_paths(TASK):
-        shutil.copy(p, pytester.path / "near_misses")
-    return pytester.path
-
-
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA", *args)
+    return copy_one_task_bench(pytester.path, TASK, alternatives=True)
 
 
 def test_a_folder_answers_an_audio_variant_and_the_self_check_holds_it(pytester, bench_dir):
@@ -44,13 +33,13 @@ def test_a_folder_answers_an_audio_variant_and_the_self_check_holds_it(pytester,
     answers = bench_dir / "answers"
     shutil.copytree(make_answer(v.task, v.oracle.make, bundled_bench()), answers / VID)
     report = bench_dir / "r.json"
-    result = _run(pytester, f"--overdub-submission={answers}", "--overdub-variants=1", f"--overdub-report={report}")
+    result = run_quiet(pytester, f"--overdub-submission={answers}", "--overdub-variants=1", f"--overdub-report={report}")
     result.assert_outcomes(passed=len(v.task.checks) + len(v.task.house_gates) + 1,
                            skipped=1)  # the published task has no answer in the folder
     tasks = {t["id"]: t for t in json.loads(report.read_text())["tasks"]}
     assert list(tasks) == [VID] and tasks[VID]["score"] >= 0.9
     seed = VID.split("@")[1]
-    listed = _run(pytester, "--collect-only", "-q", "--overdub-variants=1").outlines
+    listed = run_quiet(pytester, "--collect-only", "-q", "--overdub-variants=1").outlines
     assert f"tasks/{VID}.json::{VID}::cheat-highpass" in listed
-    checked = _run(pytester, "--overdub-variants=1", "-k", f"{TASK} and {seed} and (oracle or baseline or highpass)")
+    checked = run_quiet(pytester, "--overdub-variants=1", "-k", f"{TASK} and {seed} and (oracle or baseline or highpass)")
     checked.assert_outcomes(passed=3)

@@ -5,14 +5,14 @@ self-check. The bench here is the one task mix-darken-keys; its 1-variant sample
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from pytest_overdub.bench.tasks import bundled_bench
 from pytest_overdub.bench.variant_sample import ANSWERS_SAMPLE, SELF_CHECK_SAMPLE, sample_ids
 from pytest_overdub.bench.variants import variant
+
+from benchdirs import copy_one_task_bench, run_quiet
 
 pytest_plugins = ["pytester"]
 
@@ -22,19 +22,7 @@ VID = sample_ids(1, [TASK])[0]
 
 @pytest.fixture
 def bench_dir(pytester: pytest.Pytester) -> Path:
-    src = bundled_bench()
-    for name in ("tasks", "songs", "oracles", "near_misses"):
-        (pytester.path / name).mkdir()
-    shutil.copy(src.tasks_dir / f"{TASK}.json", pytester.path / "tasks")
-    shutil.copy(src.root / "songs" / f"{src.task(TASK).song}.json", pytester.path / "songs")
-    shutil.copy(src.oracle_path(TASK), pytester.path / "oracles")
-    for p in src.near_miss_paths(TASK):
-        shutil.copy(p, pytester.path / "near_misses")
-    return pytester.path
-
-
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA", *args)
+    return copy_one_task_bench(pytester.path, TASK)
 
 
 def test_a_submission_folder_answers_the_sampled_variants(pytester, bench_dir):
@@ -42,7 +30,7 @@ def test_a_submission_folder_answers_the_sampled_variants(pytester, bench_dir):
     answers.mkdir()
     (answers / f"{VID}.json").write_text(json.dumps({"ops": variant(VID).oracle.ops}))
     report = bench_dir / "r.json"
-    result = _run(pytester, f"--overdub-submission={answers}", "--overdub-variants=1", f"--overdub-report={report}")
+    result = run_quiet(pytester, f"--overdub-submission={answers}", "--overdub-variants=1", f"--overdub-report={report}")
     result.assert_outcomes(passed=len(variant(VID).task.checks) + len(variant(VID).task.house_gates) + 1,
                            skipped=1)  # the published task has no answer in the folder
     tasks = {t["id"]: t for t in json.loads(report.read_text())["tasks"]}
@@ -58,7 +46,7 @@ def test_the_default_sample_per_mode(pytester, bench_dir):
         (answers / f"{vid}.json").write_text(json.dumps({"ops": variant(vid).oracle.ops}))
 
     def sampled(*args: str) -> list[str]:
-        lines = _run(pytester, "--collect-only", "-q", *args).outlines
+        lines = run_quiet(pytester, "--collect-only", "-q", *args).outlines
         return sorted({line.split("::")[1] for line in lines if "@" in line and "::" in line})
 
     assert ANSWERS_SAMPLE == 10
@@ -71,14 +59,14 @@ def test_the_default_sample_per_mode(pytester, bench_dir):
 
 
 def test_the_self_check_holds_a_sampled_variant_to_the_rules(pytester, bench_dir):
-    assert sum("@" in line for line in _run(pytester, "--collect-only", "-q").outlines if "::oracle" in line) == \
+    assert sum("@" in line for line in run_quiet(pytester, "--collect-only", "-q").outlines if "::oracle" in line) == \
         SELF_CHECK_SAMPLE  # the default sample, of this bench's one template (not the bundled bench's)
-    listed = _run(pytester, "--collect-only", "-q", "--overdub-variants=1").outlines
+    listed = run_quiet(pytester, "--collect-only", "-q", "--overdub-variants=1").outlines
     assert f"tasks/{VID}.json::{VID}::oracle" in listed and f"tasks/{VID}.json::{VID}::repeat" in listed
     assert f"tasks/{VID}.json::{VID}::cheat-master-eq" in listed
-    assert sum(f"{TASK}@" in line for line in _run(pytester, "--collect-only", "-q", "--overdub-variants=3").outlines
+    assert sum(f"{TASK}@" in line for line in run_quiet(pytester, "--collect-only", "-q", "--overdub-variants=3").outlines
                if "::oracle" in line) == 3
-    result = _run(pytester, "--overdub-variants=1", "-k", f"{TASK} and 55 and (oracle or master)")
+    result = run_quiet(pytester, "--overdub-variants=1", "-k", f"{TASK} and 55 and (oracle or master)")
     result.assert_outcomes(passed=2)
-    bad = _run(pytester, "--overdub-variants=lots")
+    bad = run_quiet(pytester, "--overdub-variants=lots")
     assert "--overdub-variants=lots: want a number of variants per template, 0-99, or all" in "\n".join(bad.errlines)
