@@ -93,17 +93,11 @@ class Run:
 
 
 def read_json_file(path: Path) -> Any:
-    """Parse a JSON file; a missing, unreadable or malformed file is one UsageError line naming it."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    """Parse a JSON file; a missing, unreadable, oversized or malformed file is one UsageError line naming
+    it (the song reader's :func:`~pytest_overdub.song.model.read_json`, raising the command's error)."""
+    from ..song.model import read_json
+
+    return read_json(path, error=UsageError)
 
 
 def load_run(root: str | Path) -> Run:
