@@ -159,3 +159,13 @@ def _can_create_in(folder: Path) -> bool:
         return False
     probe.unlink()
     return True
+
+
+def add_sandbox_options(parser: argparse.ArgumentParser, *, weak_note: str = "") -> None:
+    """``--trust-kernels`` and ``--weak-sandbox``, as every command that renders song-defined devices takes
+    them (``weak_note``: what the command adds to the second's help)."""
+    parser.add_argument("--trust-kernels", action="store_true",
+                        help="run song-defined devices in-process instead of the sandbox")
+    parser.add_argument("--weak-sandbox", action="store_true",
+                        help="run untrusted kernels even where a required sandbox layer cannot be applied "
+                             "(also OVERDUB_WEAK_SANDBOX=1)" + weak_note)

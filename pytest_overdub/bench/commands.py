@@ -10,7 +10,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from ..cliargs import Parser, arg, float_in, input_file, output_dir, output_file
+from ..cliargs import Parser, add_sandbox_options, arg, float_in, input_file, output_dir, output_file
 from ..errors import OverdubError, UsageError
 from .tasks import Bench, bundled_bench
 
@@ -198,11 +198,7 @@ def score_main(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--pass", dest="pass_line", type=arg(float_in, lo=0.0, hi=1.0, what="a task score"),
                         default=0.9, help="the score that passes, 0..1 (default 0.9)")
-    parser.add_argument("--trust-kernels", action="store_true",
-                        help="run song-defined devices in-process instead of the sandbox")
-    parser.add_argument("--weak-sandbox", action="store_true",
-                        help="run untrusted kernels even where a required sandbox layer cannot be applied "
-                             "(also OVERDUB_WEAK_SANDBOX=1); the result says which layers ran")
+    add_sandbox_options(parser, weak_note="; the result says which layers ran")
     args = parser.parse_args(argv)
     from ..song.submission import load_submission
     from .report import dumps_json, result_to_dict

@@ -338,7 +338,7 @@ def main(argv: list[str]) -> int:
     import asyncio
 
     from ..bench.commands import BENCH_HELP, bench_dir
-    from ..cliargs import Parser, arg, input_file, output_dir, output_file
+    from ..cliargs import Parser, add_sandbox_options, arg, input_file, output_dir, output_file
 
     parser = Parser(prog="overdub mcp",
                     description="Serve the studio (read, edit, define devices, render and measure) as an MCP "
@@ -355,11 +355,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--inputs", type=arg(output_dir, what="folder for the task's input files"),
                         help="an audio or transcription task: write its input files here (default: <log>-inputs/ "
                              "beside --log, else a temporary folder); get_task names them")
-    parser.add_argument("--trust-kernels", action="store_true",
-                        help="run song-defined devices in-process instead of the sandbox")
-    parser.add_argument("--weak-sandbox", action="store_true",
-                        help="run untrusted kernels even where a required sandbox layer cannot be applied "
-                             "(also OVERDUB_WEAK_SANDBOX=1)")
+    add_sandbox_options(parser)
     args = parser.parse_args(argv)
     if args.bench is not None and args.task is None:
         parser.error("--bench goes with --task (a song file is opened as it is)")
