@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 from typing import Literal, get_args
 
 import pytest
 
-import pytest_overdub
 from pytest_overdub.bench.model import CHECK_CLASSES, CHECK_KINDS, Check, CheckBase, kind_of
 from pytest_overdub.bench.tasks import bundled_bench
+
+from freshimports import modules_loaded
 
 
 def _subclasses(cls: type) -> set[type]:
@@ -54,10 +52,6 @@ def test_every_bundled_check_is_read_as_its_kinds_class():
 def test_reading_every_task_loads_no_numpy():
     """The check classes carry their value code; loading the tasks (the plugin collects them) must still
     import nothing heavy: the audio and probe machinery load when a value is computed."""
-    code = ("import sys; from pytest_overdub.bench.tasks import bundled_bench; b = bundled_bench(); "
-            "[b.task(t) for t in b.task_ids()]; import pytest_overdub.bench.checks; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'scipy', 'numba')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         cwd=Path(pytest_overdub.__file__).resolve().parents[1])
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    statements = ("from pytest_overdub.bench.tasks import bundled_bench; b = bundled_bench(); "
+                  "[b.task(t) for t in b.task_ids()]; import pytest_overdub.bench.checks")
+    assert modules_loaded(statements, roots=("numpy", "scipy", "numba")) == []

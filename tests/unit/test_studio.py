@@ -7,8 +7,6 @@ import inspect
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,8 @@ from pytest_overdub.song.schema import OP_DESCRIPTIONS
 from pytest_overdub.song.submission import submission_from_data
 from pytest_overdub.studio import CONTENT_NOTICE, GUIDE_TOPICS, Studio
 from pytest_overdub.studio.history import MAX_UNDO, share
+
+from freshimports import modules_loaded
 
 ROOT = Path(pytest_overdub.__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "fixtures" / "tiny.json"
@@ -50,11 +50,7 @@ def test_the_tools_take_keyword_arguments_only():
 
 
 def test_importing_the_studio_loads_no_numpy():
-    code = ("import sys, pytest_overdub.studio; print(sorted(m for m in sys.modules "
-            "if m.split('.')[0] in ('numpy', 'scipy', 'numba')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    assert modules_loaded("import pytest_overdub.studio", roots=("numpy", "scipy", "numba")) == []
 
 
 # --- reading --------------------------------------------------------------------------------------

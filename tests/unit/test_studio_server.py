@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -27,6 +26,8 @@ from pytest_overdub.song.model import load_song, song_to_data
 from pytest_overdub.song.schema import ops_schema
 from pytest_overdub.studio.server import build_server
 from pytest_overdub.studio.session import CONTENT_NOTICE, GUIDE_TOPICS, Studio
+
+from freshimports import modules_loaded
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "tests" / "fixtures" / "tiny.json"
@@ -341,9 +342,6 @@ def test_mcp_argument_errors_are_one_line_before_serving(tmp_path, capsys, argv,
 
 
 def test_importing_the_package_and_the_command_loads_no_mcp_sdk():
-    code = ("import sys, pytest_overdub, pytest_overdub.cli, pytest_overdub.plugin; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types', 'numpy')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    assert modules_loaded("import pytest_overdub, pytest_overdub.cli, pytest_overdub.plugin",
+                          roots=("mcp", "mcp_types", "numpy")) == []
 
