@@ -18,6 +18,10 @@ Conventions:
   :func:`~pytest_overdub.render.stems.mix_key` of the song and its heard tracks, a value by that key, the
   span and the metric. Two equal songs built separately share entries; a song that differs in what a
   scope plays does not.
+* In a scorer (the runtime entered) those caches outlive one context: :data:`PROCESS_MEMO` keeps the last
+  renders and every value by the same content keys, so the rules of a variant, which all render and measure
+  the same starting song, do it once. The repeat rule empties it (:func:`clear_process_caches`) to score
+  from fresh renders.
 """
 
 from __future__ import annotations
@@ -92,9 +96,12 @@ class Context:
         """``song`` rendered with exactly ``track_ids`` playing, cached by content (``key`` if known)."""
         key = self.render_key(song, track_ids) if key is None else key
         if key not in self._renders:
-            from ..render import render
+            r = PROCESS_MEMO.render(key)
+            if r is None:
+                from ..render import render
 
-            r = render(song, sr=self.sr, tracks=list(track_ids), trust_kernels=self.trusted)
+                r = PROCESS_MEMO.keep_render(key, render(song, sr=self.sr, tracks=list(track_ids),
+                                                         trust_kernels=self.trusted))
             self._renders[key] = r
             self.warnings.extend(r.warnings)
         return self._renders[key]
@@ -102,7 +109,8 @@ class Context:
     def value(self, key: tuple, compute: Callable[[], float]) -> float:
         """The cached value under ``key`` (a content key), computed once."""
         if key not in self._values:
-            self._values[key] = float(compute())
+            value = PROCESS_MEMO.value(key)
+            self._values[key] = PROCESS_MEMO.keep_value(key, float(compute())) if value is None else value
         return self._values[key]
 
     def span(self, scope: Any) -> tuple[float | None, float | None]:
@@ -172,3 +180,59 @@ def scope_audio(r: Any, *, stem: bool = False):
     for audio in r.stems.values():
         out += audio
     return out
+
+
+class ProcessMemo:
+    """Renders and values a scorer process keeps across contexts, by the contexts' content keys: the most
+    recently used renders whose mixes hold up to :attr:`max_bytes` (their mixes made read-only: a reader
+    cannot change what the next one reads; their stems are the stem cache's, read-only already) and up to
+    :attr:`max_values` values. Outside the scorer runtime it keeps nothing."""
+
+    def __init__(self, *, max_bytes: int = 384 << 20, max_values: int = 20000):
+        self.max_bytes, self.max_values = max_bytes, max_values
+        self._renders: dict[str, Any] = {}
+        self._values: dict[tuple, float] = {}
+
+    @staticmethod
+    def _on() -> bool:
+        from .. import runtime
+
+        return runtime.active()
+
+    def render(self, key: str) -> Any:
+        r = self._renders.pop(key, None)
+        if r is not None:
+            self._renders[key] = r  # the most recent last
+        return r
+
+    def keep_render(self, key: str, r: Any) -> Any:
+        if self._on() and r.mix.nbytes <= self.max_bytes:
+            r.mix.setflags(write=False)
+            self._renders[key] = r
+            while sum(x.mix.nbytes for x in self._renders.values()) > self.max_bytes:
+                del self._renders[next(iter(self._renders))]  # the least recently used first
+        return r
+
+    def value(self, key: tuple) -> float | None:
+        return self._values.get(key)
+
+    def keep_value(self, key: tuple, value: float) -> float:
+        if self._on() and len(self._values) < self.max_values:
+            self._values[key] = value
+        return value
+
+    def clear(self) -> None:
+        self._renders.clear()
+        self._values.clear()
+
+
+#: The scorer process's memo of renders and values (see the module docstring).
+PROCESS_MEMO = ProcessMemo()
+
+
+def clear_process_caches() -> None:
+    """Forget every render, stem and value the process keeps, so what is scored next is rendered afresh."""
+    from ..render.stems import PROCESS_CACHE
+
+    PROCESS_CACHE.clear()
+    PROCESS_MEMO.clear()

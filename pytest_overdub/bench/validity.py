@@ -165,7 +165,7 @@ def scramble_new_ids(song: Song, *, start: Song, seed: int) -> Song:
 def check_repeat(task: Task, bench: Bench, *, first: TaskResult | None = None,
                  trusted: bool | None = None) -> Verdict:
     """Score the oracle again with fresh renders and fresh random ids; every value must match exactly."""
-    from ..render.stems import PROCESS_CACHE
+    from .context import clear_process_caches
 
     if first is None:
         first, _ = _score_file(task, bench.oracle_path(task.id), bench, kind="oracle", trusted=trusted)
@@ -179,7 +179,7 @@ def check_repeat(task: Task, bench: Bench, *, first: TaskResult | None = None,
         sub, _ = load_answer(bench.oracle_path(task.id), task_id=task.id, kind="oracle")
         start = start_song(task, bench=bench)
         song = scramble_new_ids(candidate_song(start, sub), start=start, seed=len(task.id) * 7919)
-        PROCESS_CACHE.clear()
+        clear_process_caches()
         second = score_task(task, song, bench=bench, trusted=trusted, start=start)
     diffs = [f"{a.id}: {a.value!r} then {b.value!r}" for a, b in zip(first.checks, second.checks)
              if not _same(a.value, b.value)]

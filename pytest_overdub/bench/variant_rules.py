@@ -92,10 +92,10 @@ def _again(v: Variant, bench: Bench, *, trusted: bool | None) -> TaskResult:
             return score_made(v.task, _make(v, v.oracle), bench, fresh=Path(tmp))
     if v.task.family == TRANSCRIPTION:
         return score_answer(v, v.oracle, bench, trusted=trusted)
-    from ..render.stems import PROCESS_CACHE
+    from .context import clear_process_caches
 
     start = start_song(v.task, bench=bench)
     oracle = submission_from_data(v.oracle.ops, source=f"{v.id} oracle")
     song = scramble_new_ids(candidate_song(start, oracle), start=start, seed=len(v.id) * 7919)
-    PROCESS_CACHE.clear()
+    clear_process_caches()
     return score_task(v.task, song, bench=bench, trusted=trusted, start=start)

@@ -92,8 +92,34 @@ def ensure_inputs(task: Any, bench: Any) -> dict[str, Path]:
 
 
 def load_inputs(task: Any, bench: Any) -> dict[str, Any]:
-    """Every input of ``task`` as a float64 (2, n) array, read from its cached file."""
-    return {name: read_wav(p) for name, p in ensure_inputs(task, bench).items()}
+    """Every input of ``task`` as a float64 (2, n) array, read from its cached file (in a scorer, read once
+    per process: :data:`INPUT_MEMO`)."""
+    return {name: _read_input(p) for name, p in ensure_inputs(task, bench).items()}
+
+
+#: Inputs a scorer process has read, by file name: the sha256 of everything that decides the samples, so a
+#: name never stands for other samples. An answer's maker and its scoring read the same inputs, and each of
+#: a variant's rules reads them again; they are read from disk once. Read-only arrays (a maker cannot change
+#: what the next one reads); at most :data:`INPUT_MEMO_BYTES`, the oldest dropped first; kept only while the
+#: scorer runtime is active (a library call keeps nothing), emptied with ``INPUT_MEMO.clear()``.
+INPUT_MEMO: dict[str, Any] = {}
+INPUT_MEMO_BYTES = 256 << 20
+
+
+def _read_input(path: Path):
+    from ... import runtime
+
+    if not runtime.active():
+        return read_wav(path)
+    key = path.name
+    x = INPUT_MEMO.pop(key, None)
+    if x is None:
+        x = read_wav(path)
+        x.setflags(write=False)
+    INPUT_MEMO[key] = x  # the newest last
+    while sum(a.nbytes for a in INPUT_MEMO.values()) > INPUT_MEMO_BYTES and len(INPUT_MEMO) > 1:
+        del INPUT_MEMO[next(iter(INPUT_MEMO))]
+    return x
 
 
 def _render_song(song: Any) -> Any:
