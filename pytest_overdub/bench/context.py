@@ -188,7 +188,7 @@ class ProcessMemo:
     cannot change what the next one reads; their stems are the stem cache's, read-only already) and up to
     :attr:`max_values` values. Outside the scorer runtime it keeps nothing."""
 
-    def __init__(self, *, max_bytes: int = 384 << 20, max_values: int = 20000):
+    def __init__(self, *, max_bytes: int = 192 << 20, max_values: int = 20000):
         self.max_bytes, self.max_values = max_bytes, max_values
         self._renders: dict[str, Any] = {}
         self._values: dict[tuple, float] = {}

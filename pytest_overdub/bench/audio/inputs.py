@@ -103,7 +103,7 @@ def load_inputs(task: Any, bench: Any) -> dict[str, Any]:
 #: what the next one reads); at most :data:`INPUT_MEMO_BYTES`, the oldest dropped first; kept only while the
 #: scorer runtime is active (a library call keeps nothing), emptied with ``INPUT_MEMO.clear()``.
 INPUT_MEMO: dict[str, Any] = {}
-INPUT_MEMO_BYTES = 256 << 20
+INPUT_MEMO_BYTES = 192 << 20
 
 
 def _read_input(path: Path):
