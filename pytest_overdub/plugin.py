@@ -69,7 +69,7 @@ class Mode:
     pass_line: float = PASS_DEFAULT
     trusted: bool | None = None
     report_path: Path | None = None
-    variants: int | None = 0  # train variants per template (None: all), see bench/variant_sample.py
+    variants: Any = 0  # train variants per template (None: all) or a Draw, see bench/variant_sample.py
 
     @property
     def self_check(self) -> bool:
@@ -325,9 +325,10 @@ def _pass_line(text: str | None) -> float:
     return value
 
 
-def _variants(text: str | None, *, self_check: bool, answers_folder: bool) -> int | None:
+def _variants(text: str | None, *, self_check: bool, answers_folder: bool) -> Any:
     """``--overdub-variants``: a number per template, ``all`` (None), or the mode's default sample
-    (:func:`.bench.variant_sample.default_count`: a folder of answers 10, one answer file none)."""
+    (:func:`.bench.variant_sample.default_count`: the self-check's draw across templates, a folder of answers
+    10 per template, one answer file none)."""
     from .bench.variant_sample import default_count, variant_count
 
     if text is None:
@@ -394,9 +395,9 @@ class TasksDir(pytest.Directory):
         for path in sorted(self.path.glob("*.json")):
             yield TaskFile.from_parent(self, path=path)
         if mode.variants != 0:
-            from .bench.variant_sample import sample_ids
+            from .bench.variant_sample import run_ids
 
-            for vid in sample_ids(mode.variants, [p.stem for p in self.path.glob("*.json")]):
+            for vid in run_ids(mode.variants, [p.stem for p in self.path.glob("*.json")]):
                 yield VariantFile.from_parent(self, path=self.path / f"{vid}.json")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_overdub.bench.variant_sample import ANSWERS_SAMPLE, SELF_CHECK_SAMPLE, sample_ids
+from pytest_overdub.bench.variant_sample import ANSWERS_SAMPLE, SELF_CHECK_DRAW, drawn_ids, sample_ids
 from pytest_overdub.bench.variants import variant
 
 from benchdirs import copy_one_task_bench, run_quiet
@@ -39,7 +39,7 @@ def test_a_submission_folder_answers_the_sampled_variants(pytester, bench_dir):
 
 def test_the_default_sample_per_mode(pytester, bench_dir):
     """A folder of answers meets the fixed sample of 10 variants per template; one answer file none (it
-    cannot answer a variant); the self-check its own sample; ``--overdub-variants`` overrides each."""
+    cannot answer a variant); the self-check its draw across templates; ``--overdub-variants`` overrides each."""
     answers = bench_dir / "answers"
     answers.mkdir()
     for vid in sample_ids(10, [TASK]):  # a variant without an answer file is skipped at collection
@@ -52,7 +52,7 @@ def test_the_default_sample_per_mode(pytester, bench_dir):
     assert ANSWERS_SAMPLE == 10
     assert sampled(f"--overdub-submission={answers}") == sorted(sample_ids(10, [TASK]))
     assert sampled(f"--overdub-submission={answers / f'{VID}.json'}") == []
-    assert sampled() == sorted(sample_ids(SELF_CHECK_SAMPLE, [TASK]))
+    assert sampled() == sorted(drawn_ids(SELF_CHECK_DRAW, [TASK]))  # the draw, over this one template
     assert sampled(f"--overdub-submission={answers}", "--overdub-variants=2") == sorted(sample_ids(2, [TASK]))
     assert sampled(f"--overdub-submission={answers / f'{VID}.json'}", "--overdub-variants=1") == [VID]
     assert sampled(f"--overdub-submission={answers}", "--overdub-variants=0") == []
@@ -60,7 +60,7 @@ def test_the_default_sample_per_mode(pytester, bench_dir):
 
 def test_the_self_check_holds_a_sampled_variant_to_the_rules(pytester, bench_dir):
     assert sum("@" in line for line in run_quiet(pytester, "--collect-only", "-q").outlines if "::oracle" in line) == \
-        SELF_CHECK_SAMPLE  # the default sample, of this bench's one template (not the bundled bench's)
+        SELF_CHECK_DRAW  # the default draw, over this bench's one template (not the bundled bench's)
     listed = run_quiet(pytester, "--collect-only", "-q", "--overdub-variants=1").outlines
     assert f"tasks/{VID}.json::{VID}::oracle" in listed and f"tasks/{VID}.json::{VID}::repeat" in listed
     assert f"tasks/{VID}.json::{VID}::cheat-master-eq" in listed
