@@ -184,11 +184,12 @@ def scope_audio(r: Any, *, stem: bool = False):
 
 class ProcessMemo:
     """Renders and values a scorer process keeps across contexts, by the contexts' content keys: the most
-    recently used renders whose mixes hold up to :attr:`max_bytes` (their mixes made read-only: a reader
-    cannot change what the next one reads; their stems are the stem cache's, read-only already) and up to
-    :attr:`max_values` values. Outside the scorer runtime it keeps nothing."""
+    recently used renders that hold up to :attr:`max_bytes` of audio, mixes and stems counted (their mixes
+    made read-only: a reader cannot change what the next one reads; their stems are the stem cache's,
+    read-only already, and counted though the stem cache may hold them too: a kept render keeps its stems)
+    and up to :attr:`max_values` values. Outside the scorer runtime it keeps nothing."""
 
-    def __init__(self, *, max_bytes: int = 192 << 20, max_values: int = 20000):
+    def __init__(self, *, max_bytes: int = 384 << 20, max_values: int = 20000):
         self.max_bytes, self.max_values = max_bytes, max_values
         self._renders: dict[str, Any] = {}
         self._values: dict[tuple, float] = {}
@@ -206,10 +207,10 @@ class ProcessMemo:
         return r
 
     def keep_render(self, key: str, r: Any) -> Any:
-        if self._on() and r.mix.nbytes <= self.max_bytes:
+        if self._on() and _nbytes(r) <= self.max_bytes:
             r.mix.setflags(write=False)
             self._renders[key] = r
-            while sum(x.mix.nbytes for x in self._renders.values()) > self.max_bytes:
+            while sum(map(_nbytes, self._renders.values())) > self.max_bytes:
                 del self._renders[next(iter(self._renders))]  # the least recently used first
         return r
 
@@ -224,6 +225,10 @@ class ProcessMemo:
     def clear(self) -> None:
         self._renders.clear()
         self._values.clear()
+
+
+def _nbytes(r: Any) -> int:
+    return r.mix.nbytes + sum(a.nbytes for a in r.stems.values())
 
 
 #: The scorer process's memo of renders and values (see the module docstring).
