@@ -3,11 +3,18 @@ answers, a few renders each)."""
 
 from __future__ import annotations
 
+from pytest_overdub.bench.tasks import bundled_bench
 from pytest_overdub.bench.variant_checks import check_variant
+from pytest_overdub.bench.variant_rules import variant_verdict
 
 
 def _rows(variant_id: str) -> dict:
     return {rule: (ok, msg, result) for rule, ok, msg, result in check_variant(variant_id, trusted=True)}
+
+
+def verdict(variant_id: str, rule: str):
+    """One rule of one variant (cheaper than every rule)."""
+    return variant_verdict(variant_id, rule, bundled_bench(), trusted=True)
 
 
 def test_chorus_up_a_step_fails_a_dropped_chords_part_whatever_its_share_of_the_notes():
@@ -61,3 +68,12 @@ def test_chorus_lift_oracle_lands_inside_the_lift_target():
     ok, msg, result = _rows("mix-chorus-lift@52")["oracle"]
     assert ok, msg
     assert 1.5 <= result.check("lift").value <= 3.0 and result.score == 1.0
+
+
+def test_rumble_filter_fails_a_hum_remover_on_the_drone():
+    # seed 2: the hum was one note a bar (A1) and the probes are single sines, so a kernel zeroing the
+    # loudest peak under 130 Hz and its partials (no high-pass) scored 0.991. The hum now has two scale
+    # tones in 80-125 Hz over it, neither its partial: the remover leaves them and fails the real-low gate
+    v = verdict("device-rumble-filter@2", "cheat:hum-remover")
+    assert v.ok, v.message
+    assert v.result.check("real-low").value > -6.0 and v.result.check("low").score == 1.0
