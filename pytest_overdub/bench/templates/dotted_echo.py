@@ -7,9 +7,9 @@ the backbeat, a hit every two beats, as the published snaps. Computed from the t
 song's tempo (the probes' fixed tempo and the dotted eighth in ms). The checks are the published task's
 on the Clap track, the probe tempo the song's own instead of 100 bpm, and the repeat's time drawn at eight
 tempos instead of two: the draws are seeded from the submission's devices, so a spare param can be tried
-offline until two draws land on the song's tempo (about 1 try in 15 000), and an echo at a fixed time
-in ms, the song's dotted eighth, then passes (1.000 on seed 2); eight draws put that at 1 in 10^16. The oracle and near misses and
-cheats are its devices (a tempo-locked feedback delay at 0.75 beat; the house delay; a quarter-note echo;
+offline until two draws land on the song's tempo (about 1 try in 15 000), and an echo at a fixed time in
+ms, the song's dotted eighth, then passes (1.000 on seed 2); eight draws make that 1 try in 6 x 10^16.
+The oracle and near misses and cheats are its devices (a tempo-locked feedback delay at 0.75 beat; the house delay; a quarter-note echo;
 a tempo table; the repeats alone; three kernels that echo only a probe-like click or the first hit).
 """
 
