@@ -9,8 +9,9 @@ on the Clap track, the probe tempo the song's own instead of 100 bpm, and the re
 tempos instead of two: the draws are seeded from the submission's devices, so a spare param can be tried
 offline until two draws land on the song's tempo (about 1 try in 15 000), and an echo at a fixed time in
 ms, the song's dotted eighth, then passes (1.000 on seed 2); eight draws make that 1 try in 6 x 10^16.
-The oracle and near misses and cheats are its devices (a tempo-locked feedback delay at 0.75 beat; the house delay; a quarter-note echo;
-a tempo table; the repeats alone; three kernels that echo only a probe-like click or the first hit).
+The oracle and near misses and cheats are its devices (a tempo-locked feedback delay at 0.75 beat; the
+house delay; a quarter-note echo; a tempo table; the repeats alone; three kernels that echo only a
+probe-like click or the first hit).
 """
 
 from __future__ import annotations

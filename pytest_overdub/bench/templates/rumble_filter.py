@@ -82,8 +82,8 @@ def build(made: Generated, variant_id: str):
     instruction = (
         f"The {name} track rumbles: its low cut is gone and a low hum ({NAMES[hum % 12]}{hum // 12 - 1}, about "
         f"{hz:.0f} Hz, with {above} over it) sits under the {part} all through the song. Write your own effect "
-        f"that takes the low end out: define it with device.define and insert it on {name} (a house EQ does not count). Around 100 Hz down "
-        f"at least 18 dB and around 50 Hz down at least 24 dB, while 1 kHz and 3 kHz come through within a dB "
+        f"that takes the low end out: define it with device.define and insert it on {name} (a house EQ does not "
+        f"count). Around 100 Hz down at least 18 dB and around 50 Hz down at least 24 dB, while 1 kHz and 3 kHz come through within a dB "
         f"of where they are now, for any signal at any level; and on the {part} part itself its 80-125 Hz "
         f"comes out at least 18 dB down, its 40-60 Hz at least 24 dB down, and its 1-3 kHz within 1 dB (the "
         f"music passes; silence does not).")
