@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_overdub.bench.tasks import bundled_bench, start_song
-from pytest_overdub.bench.templates.rumble_filter import hum_pitch
+from pytest_overdub.bench.templates.rumble_filter import drone_pitches, hum_pitch
+from pytest_overdub.generate.harmony import KeySig
 from pytest_overdub.bench.variants import variant
 
 SEEDS = (1, 2, 3, 1000)
@@ -20,6 +21,18 @@ def test_the_hum_is_the_tonic_or_its_fifth_in_the_sub_band(tonic_pc):
     assert 80 <= 2 * 440.0 * 2 ** ((p - 69) / 12) < 125    # its second partial in the 80-125 Hz band
 
 
+@pytest.mark.parametrize("mode", ["major", "minor"])
+@pytest.mark.parametrize("tonic_pc", range(12))
+def test_the_drone_puts_two_tones_no_partial_of_the_hum_in_the_low_band(tonic_pc, mode):
+    hum, a, b = drone_pitches(tonic_pc, mode)
+    assert hum == hum_pitch(tonic_pc)
+    hz = [440.0 * 2 ** ((p - 69) / 12) for p in (a, b)]
+    assert all(80 <= f < 125 for f in hz)                                   # inside the 80-125 Hz band
+    assert {a % 12, b % 12} <= set(KeySig(tonic_pc, mode).scale_pcs) and abs(a - b) >= 2
+    f0 = 440.0 * 2 ** ((hum - 69) / 12)
+    assert all(abs(f / (k * f0) - 1) > 0.04 for f in hz for k in (1, 2, 3))   # off the hum's partials
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_rumble_setup_leaves_the_chords_part_the_agents_chain_and_a_hum(seed):
     v = variant(f"device-rumble-filter@{seed}")
@@ -29,6 +42,9 @@ def test_rumble_setup_leaves_the_chords_part_the_agents_chain_and_a_hum(seed):
     assert track.inserts == () and list(v.task.scope.tracks) == [chords.name]
     hum = [n for c in track.clips for n in c.notes if n.p < 36]
     assert len(hum) == v.made.truth.length_beats // 4 and {n.p for n in hum} == {hum_pitch(v.made.truth.key.tonic_pc)}
+    drone = [n for c in track.clips if c.name == "hum" for n in c.notes if n.p >= 36]
+    assert len(drone) == 2 * len(hum)
+    assert {n.p for n in drone} == set(drone_pitches(v.made.truth.key.tonic_pc, v.made.truth.key.mode)[1:])
     tracked = [c.track for c in v.task.checks if getattr(c, "track", None)]
     assert len(tracked) == 8 and set(tracked) == {chords.name}
 

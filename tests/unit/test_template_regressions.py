@@ -3,11 +3,18 @@ answers, a few renders each)."""
 
 from __future__ import annotations
 
+from pytest_overdub.bench.tasks import bundled_bench
 from pytest_overdub.bench.variant_checks import check_variant
+from pytest_overdub.bench.variant_rules import variant_verdict
 
 
 def _rows(variant_id: str) -> dict:
     return {rule: (ok, msg, result) for rule, ok, msg, result in check_variant(variant_id, trusted=True)}
+
+
+def verdict(variant_id: str, rule: str):
+    """One rule of one variant (cheaper than every rule)."""
+    return variant_verdict(variant_id, rule, bundled_bench(), trusted=True)
 
 
 def test_chorus_up_a_step_fails_a_dropped_chords_part_whatever_its_share_of_the_notes():
@@ -61,3 +68,50 @@ def test_chorus_lift_oracle_lands_inside_the_lift_target():
     ok, msg, result = _rows("mix-chorus-lift@52")["oracle"]
     assert ok, msg
     assert 1.5 <= result.check("lift").value <= 3.0 and result.score == 1.0
+
+
+def test_rumble_filter_fails_a_hum_remover_on_the_drone():
+    # seed 2: the hum was one note a bar (A1) and the probes are single sines, so a kernel zeroing the
+    # loudest peak under 130 Hz and its partials (no high-pass) scored 0.991. The hum now has two scale
+    # tones in 80-125 Hz over it, neither its partial: the remover leaves them and fails the real-low gate
+    v = verdict("device-rumble-filter@2", "cheat:hum-remover")
+    assert v.ok, v.message
+    assert v.result.check("real-low").value > -6.0 and v.result.check("low").score == 1.0
+
+
+FIXED_ECHO = """# A dotted-eighth echo at a fixed time in ms: it never reads ctx.tempo.
+TAIL_S = 3.0
+
+def process(x, params, ctx):
+    if "line" not in ctx.state:
+        ctx.state["line"] = dsp.FeedbackDelay(channels=2)
+    wet = ctx.state["line"].process(x, delay_frames=params["ms"] / 1000.0 * ctx.sr, feedback=0.35)
+    return x + 0.35 * wet
+"""
+
+
+def test_dotted_echo_fails_a_fixed_time_echo_whose_probe_tempos_were_ground():
+    # seed 2 (88 bpm): the probe tempos are drawn from a hash of the submission's devices, so a spare param's
+    # default can be tried offline until the draws land on the song's tempo: 1682 tries put both of the
+    # published task's two draws within 0.4 bpm of 88, and an echo fixed at 511 ms (no tempo) scored
+    # 1.000. The variant's time check draws eight tempos (0.008 ** 8 odds a try)
+    from pytest_overdub.bench import device_checks as dc
+    from pytest_overdub.bench.tasks import candidate_song, start_song
+    from pytest_overdub.bench.variants import variant
+    from pytest_overdub.song.submission import submission_from_data
+
+    ops = [{"type": "device.define", "device": {
+        "id": "my.echo", "kind": "effect", "name": "Echo", "kernel": FIXED_ECHO,
+        "params": [{"key": "ms", "label": "ms", "min": 1, "max": 2000, "def": 511.364, "unit": "ms"},
+                   {"key": "tone", "label": "tone", "min": 0, "max": 1000000, "def": 1682.0, "unit": ""}]}},
+           {"type": "insert.add", "track": "Clap", "insert": {"device": "my.echo"}}]
+    v = variant("device-dotted-echo@2")
+    song = candidate_song(start_song(v.task, bench=bundled_bench()), submission_from_data({"ops": ops}))
+    drawn = dc.draw_tempos(dc.probe_rng(song, song.track("Clap"), salt="time"), lo=70, hi=170, n=8)
+    assert all(abs(t - 88.0) <= 0.4 for t in drawn[:2]) and max(abs(t - 88.0) for t in drawn) > 10
+    from pytest_overdub.bench.templates.base import Answer
+    from pytest_overdub.bench.variant_rules import score_answer
+
+    result = score_answer(v, Answer("ground", "a fixed-time echo", ops), bundled_bench(), trusted=True)
+    assert result.check("time").score == 0.0 and result.score < 0.5
+    assert result.check("real-time").score == 1.0     # right on the claps at the song's tempo: only the draws catch it

@@ -5,9 +5,13 @@ The setup adds the part the published task's Snaps are: a Clap track (``core.dru
 room send, no inserts) playing a clap (39) on every snare hit the truth tags in the Kit, at its velocity:
 the backbeat, a hit every two beats, as the published snaps. Computed from the truth: those hits, and the
 song's tempo (the probes' fixed tempo and the dotted eighth in ms). The checks are the published task's
-on the Clap track, the probe tempo the song's own instead of 100 bpm; the oracle and near misses and
-cheats are its devices (a tempo-locked feedback delay at 0.75 beat; the house delay; a quarter-note echo;
-a tempo table; the repeats alone; three kernels that echo only a probe-like click or the first hit).
+on the Clap track, the probe tempo the song's own instead of 100 bpm, and the repeat's time drawn at eight
+tempos instead of two: the draws are seeded from the submission's devices, so a spare param can be tried
+offline until two draws land on the song's tempo (about 1 try in 15 000), and an echo at a fixed time in
+ms, the song's dotted eighth, then passes (1.000 on seed 2); eight draws make that 1 try in 6 x 10^16.
+The oracle and near misses and cheats are its devices (a tempo-locked feedback delay at 0.75 beat; the
+house delay; a quarter-note echo; a tempo table; the repeats alone; three kernels that echo only a
+probe-like click or the first hit).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ TIER = 1
 TASK = "device-dotted-echo"
 CLAP = 39
 PROBE_TEMPO = 100  # the published task's probe tempo, the lab song's
+TIME_DRAWS = 8     # drawn tempos for the repeat's time (the published task draws 2)
 
 
 def _clips(made: Generated) -> list[dict]:
@@ -38,6 +43,9 @@ def _checks(tempo: float) -> list[dict]:
         if c.get("tempos") == [PROBE_TEMPO]:
             c["tempos"] = [tempo]
             c["label"] = c["label"].replace(f"{PROBE_TEMPO} bpm", f"the song's {tempo:g} bpm")
+        if c["id"] == "time":
+            c["draws"] = TIME_DRAWS
+            c["label"] = c["label"].replace("two drawn tempos", "eight drawn tempos")
     return checks
 
 
