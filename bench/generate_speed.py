@@ -12,14 +12,25 @@
     night-shift 21 s, so the fair comparison is times-real-time: a generated song should render within
     the same order of cost per second of audio as the hand-made one (they carry more inserts: an EQ
     and a compressor or reverb on every track and a glue compressor on the master).
+(3) ``--against REV``: the renders of (2) timed in this tree and in git revision REV (exported to a
+    temporary folder), each in a fresh process, the two trees alternating for ``--rounds`` rounds (best of
+    all rounds per tree), so the ratio is measured at like loads. Three ways per song: ``cold`` (an
+    empty cache that keeps nothing: the library's render), ``parts`` (an empty cache that keeps each
+    stem's source and insert chain: the scorer's first render of a song) and ``warm`` (every stem
+    cached: the mix and the master chain, what each further render of a scoring costs). Prints each
+    figure in both trees, the ratio REV / this tree (above 1: this tree is faster) and the load average.
 A benchmark reads the clock; nothing in the generator or the renderer does.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -73,11 +84,107 @@ def time_renders(count: int) -> None:
               f"inserts)")
 
 
+# A child in one code tree: each song rendered three ways, best of ``repeats``, as JSON {label: [cold, parts,
+# warm, audio seconds]}. The JIT is warmed on the first song first.
+_CHILD = """
+import json, sys, time
+from pathlib import Path
+from pytest_overdub.render import StemCache, render
+from pytest_overdub.generate import generate
+from pytest_overdub.song.model import load_song
+repeats, labels = int(sys.argv[1]), sys.argv[2:]
+def song(label):
+    if label.startswith("gen"):
+        seed, tier = label[3:].split("t")
+        return generate(int(seed), int(tier)).song
+    return load_song(Path("songs") / (label + ".json"))
+def best(s, cache):
+    t = float("inf")
+    for _ in range(repeats):
+        c = cache()
+        t0 = time.perf_counter()
+        out = render(s, cache=c)
+        t = min(t, time.perf_counter() - t0)
+    return t, out.mix.shape[1] / out.sr
+songs = {label: song(label) for label in labels}
+render(songs[labels[0]], cache=StemCache())
+res = {}
+for label, s in songs.items():
+    cold, audio = best(s, StemCache)
+    parts, _ = best(s, lambda: StemCache(keep_parts=True))
+    full = StemCache(keep_parts=True)
+    render(s, cache=full)
+    warm, _ = best(s, lambda: full)
+    res[label] = [cold, parts, warm, audio]
+print(json.dumps(res))
+"""
+
+
+def _export(rev: str) -> Path:
+    """REV's files in a temporary folder named by its commit, kept for the next run (its numba cache too:
+    a second run does not compile REV's loops again)."""
+    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", rev], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    where = Path(tempfile.gettempdir()) / f"overdub-against-{sha}"
+    if not (where / "pytest_overdub").is_dir():
+        where.mkdir(exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", sha], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(where)], input=archive.stdout, check=True)
+    return where
+
+
+def _child(code: Path, labels: list[str], repeats: int) -> dict[str, list[float]]:
+    env = dict(os.environ, PYTHONPATH=str(code))
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(repeats), *labels], cwd=code, env=env,
+                         capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"the render timing in {code} failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def time_against(rev: str, labels: list[str], *, rounds: int, repeats: int) -> None:
+    """The renders timed in REV's tree and this one, alternating, best of every round per tree."""
+    other = _export(rev)
+    _child(other, labels[:1], 1)  # numba compiles REV's loops into its own __pycache__ once
+    best: dict[str, dict[str, list[float]]] = {"rev": {}, "here": {}}
+    loads = []
+    for r in range(rounds):
+        for tree, code in (("rev", other), ("here", ROOT)):
+            before = os.getloadavg()[0]
+            for label, times in _child(code, labels, repeats).items():
+                old = best[tree].get(label)
+                best[tree][label] = times if old is None else [min(a, b) for a, b in zip(old, times)]
+            loads.append((tree, r, before, os.getloadavg()[0]))
+    print(f"rendering, {rev} against this tree, best of {rounds} rounds x {repeats} renders; seconds and "
+          f"times real time; ratio = {rev} / this tree")
+    for label in labels:
+        a, b = best["rev"][label], best["here"][label]
+        audio = b[3]
+        cells = "  ".join(f"{way} {a[i]:6.3f} -> {b[i]:6.3f} s ({audio / a[i]:5.1f}x -> {audio / b[i]:5.1f}x) "
+                          f"ratio {a[i] / b[i]:4.2f}" for i, way in enumerate(("cold", "parts", "warm")))
+        print(f"  {label:12s} {audio:5.1f} s audio  {cells}")
+    for way, i in (("cold", 0), ("parts", 1), ("warm", 2)):
+        ta = sum(best["rev"][x][i] for x in labels)
+        tb = sum(best["here"][x][i] for x in labels)
+        print(f"  total {way:5s} {ta:7.3f} -> {tb:7.3f} s  ratio {ta / tb:4.2f}")
+    print("  load average (1 min) before -> after each child: " +
+          ", ".join(f"{t}{r} {a:.1f}->{b:.1f}" for t, r, a, b in loads))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=100, help="seeds per tier (default 100)")
     parser.add_argument("--renders", type=int, default=3, help="generated songs to render (default 3)")
+    parser.add_argument("--against", metavar="REV", help="time the renders here and in git revision REV")
+    parser.add_argument("--songs", nargs="+", default=["night-shift", "gen1t1", "gen2t1", "gen1t3", "gen3t5"],
+                        help="with --against: songs/<name> or gen<seed>t<tier> (default: night-shift and "
+                             "four generated songs)")
+    parser.add_argument("--rounds", type=int, default=3, help="with --against: rounds per tree (default 3)")
+    parser.add_argument("--repeats", type=int, default=2, help="with --against: renders per round (default 2)")
     args = parser.parse_args()
+    if args.against:
+        time_against(args.against, args.songs, rounds=args.rounds, repeats=args.repeats)
+        return
     time_generation(args.seeds)
     if args.renders:
         time_renders(args.renders)
