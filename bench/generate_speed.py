@@ -19,6 +19,9 @@
     stem's source and insert chain: the scorer's first render of a song) and ``warm`` (every stem
     cached: the mix and the master chain, what each further render of a scoring costs). Prints each
     figure in both trees, the ratio REV / this tree (above 1: this tree is faster) and the load average.
+    The figures are the process's CPU time (wall time alongside): on the shared machine a process waits
+    for a core for much of its wall time, and CPU time leaves that out.
+    The children enter the scorer runtime (its malloc tuning: what scoring pays) unless ``--library``.
 A benchmark reads the clock; nothing in the generator or the renderer does.
 """
 
@@ -89,23 +92,26 @@ def time_renders(count: int) -> None:
 _CHILD = """
 import json, sys, time
 from pathlib import Path
+repeats, library, labels = int(sys.argv[1]), sys.argv[2] == "library", sys.argv[3:]
+if not library:
+    from pytest_overdub import runtime
+    runtime.enter("bench")
 from pytest_overdub.render import StemCache, render
 from pytest_overdub.generate import generate
 from pytest_overdub.song.model import load_song
-repeats, labels = int(sys.argv[1]), sys.argv[2:]
 def song(label):
     if label.startswith("gen"):
         seed, tier = label[3:].split("t")
         return generate(int(seed), int(tier)).song
     return load_song(Path("songs") / (label + ".json"))
 def best(s, cache):
-    t = float("inf")
+    wall = cpu = float("inf")
     for _ in range(repeats):
         c = cache()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = render(s, cache=c)
-        t = min(t, time.perf_counter() - t0)
-    return t, out.mix.shape[1] / out.sr
+        wall, cpu = min(wall, time.perf_counter() - t0), min(cpu, time.process_time() - c0)
+    return [wall, cpu], out.mix.shape[1] / out.sr
 songs = {label: song(label) for label in labels}
 render(songs[labels[0]], cache=StemCache())
 res = {}
@@ -133,40 +139,47 @@ def _export(rev: str) -> Path:
     return where
 
 
-def _child(code: Path, labels: list[str], repeats: int) -> dict[str, list[float]]:
+def _child(code: Path, labels: list[str], repeats: int, library: bool) -> dict[str, list[float]]:
     env = dict(os.environ, PYTHONPATH=str(code))
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(repeats), *labels], cwd=code, env=env,
-                         capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(repeats), "library" if library else "scorer", *labels],
+                         cwd=code, env=env, capture_output=True, text=True)
     if out.returncode:
         raise SystemExit(f"the render timing in {code} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def time_against(rev: str, labels: list[str], *, rounds: int, repeats: int) -> None:
+def time_against(rev: str, labels: list[str], *, rounds: int, repeats: int, library: bool) -> None:
     """The renders timed in REV's tree and this one, alternating, best of every round per tree."""
     other = _export(rev)
-    _child(other, labels[:1], 1)  # numba compiles REV's loops into its own __pycache__ once
-    best: dict[str, dict[str, list[float]]] = {"rev": {}, "here": {}}
+    _child(other, labels[:1], 1, library)  # numba compiles REV's loops into its own __pycache__ once
+    best: dict[str, dict[str, list]] = {"rev": {}, "here": {}}
     loads = []
     for r in range(rounds):
         for tree, code in (("rev", other), ("here", ROOT)):
             before = os.getloadavg()[0]
-            for label, times in _child(code, labels, repeats).items():
+            for label, times in _child(code, labels, repeats, library).items():
                 old = best[tree].get(label)
-                best[tree][label] = times if old is None else [min(a, b) for a, b in zip(old, times)]
+                best[tree][label] = times if old is None else [
+                    [min(a, b) for a, b in zip(o, t)] for o, t in zip(old[:3], times[:3])] + [times[3]]
             loads.append((tree, r, before, os.getloadavg()[0]))
-    print(f"rendering, {rev} against this tree, best of {rounds} rounds x {repeats} renders; seconds and "
-          f"times real time; ratio = {rev} / this tree")
+    print(f"rendering, {rev} against this tree, best of {rounds} rounds x {repeats} renders, "
+          f"{'library (malloc untuned)' if library else 'scorer runtime entered (malloc tuned)'}; the process's "
+          f"CPU seconds (wall seconds in brackets) and times real time by CPU; ratio = {rev} / this tree, by CPU")
+    ways = ("cold", "parts", "warm")
     for label in labels:
         a, b = best["rev"][label], best["here"][label]
         audio = b[3]
-        cells = "  ".join(f"{way} {a[i]:6.3f} -> {b[i]:6.3f} s ({audio / a[i]:5.1f}x -> {audio / b[i]:5.1f}x) "
-                          f"ratio {a[i] / b[i]:4.2f}" for i, way in enumerate(("cold", "parts", "warm")))
+        cells = "  ".join(f"{way} {a[i][1]:6.3f} -> {b[i][1]:6.3f} s [{a[i][0]:.3f} -> {b[i][0]:.3f}] "
+                          f"({audio / a[i][1]:5.1f}x -> {audio / b[i][1]:5.1f}x) ratio {a[i][1] / b[i][1]:4.2f}"
+                          for i, way in enumerate(ways))
         print(f"  {label:12s} {audio:5.1f} s audio  {cells}")
-    for way, i in (("cold", 0), ("parts", 1), ("warm", 2)):
-        ta = sum(best["rev"][x][i] for x in labels)
-        tb = sum(best["here"][x][i] for x in labels)
-        print(f"  total {way:5s} {ta:7.3f} -> {tb:7.3f} s  ratio {ta / tb:4.2f}")
+    for i, way in enumerate(ways):
+        ta = sum(best["rev"][x][i][1] for x in labels)
+        tb = sum(best["here"][x][i][1] for x in labels)
+        wa = sum(best["rev"][x][i][0] for x in labels)
+        wb = sum(best["here"][x][i][0] for x in labels)
+        print(f"  total {way:5s} CPU {ta:7.3f} -> {tb:7.3f} s  ratio {ta / tb:4.2f}   wall {wa:7.3f} -> {wb:7.3f} s  "
+              f"ratio {wa / wb:4.2f}")
     print("  load average (1 min) before -> after each child: " +
           ", ".join(f"{t}{r} {a:.1f}->{b:.1f}" for t, r, a, b in loads))
 
@@ -181,9 +194,13 @@ def main() -> None:
                              "four generated songs)")
     parser.add_argument("--rounds", type=int, default=3, help="with --against: rounds per tree (default 3)")
     parser.add_argument("--repeats", type=int, default=2, help="with --against: renders per round (default 2)")
+    parser.add_argument("--library", action="store_true",
+                        help="with --against: render as a library does, without entering the scorer runtime "
+                             "(glibc's malloc untuned: whole-track arrays above 32 MB are mapped and zeroed "
+                             "afresh each time)")
     args = parser.parse_args()
     if args.against:
-        time_against(args.against, args.songs, rounds=args.rounds, repeats=args.repeats)
+        time_against(args.against, args.songs, rounds=args.rounds, repeats=args.repeats, library=args.library)
         return
     time_generation(args.seeds)
     if args.renders:

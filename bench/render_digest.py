@@ -6,7 +6,8 @@
 
 What it renders: every published song (``songs/*.json``); ``generate(seed, tier)`` for seeds 1..5 of every
 tier; and for every task whose answer is a song (not transcription) its start song and the song each of
-its answers makes (oracle, alternatives, near misses, cheats). Every song is rendered with one cache kept
+its answers makes (oracle, alternatives, near misses, cheats; an audio task's answers make audio files, not
+songs, and are left out). Every song is rendered with one cache kept
 across the whole run that keeps each stem's parts (the scorer's path: sources and insert chains reused,
 gains and pans applied to cached parts); the published and generated songs also cold, with a cache that
 keeps nothing (:func:`~pytest_overdub.render.engine.render_stem`, the library's path). A line is the
@@ -33,6 +34,7 @@ def _digest(out) -> str:
 def _songs(root: Path, seeds: int):
     from pytest_overdub.bench.tasks import TRANSCRIPTION, Bench, candidate_song, start_song
     from pytest_overdub.bench.validity import load_answer
+    from pytest_overdub.errors import TaskError
     from pytest_overdub.generate import MAX_TIER, generate
     from pytest_overdub.song.model import load_song
 
@@ -53,7 +55,10 @@ def _songs(root: Path, seeds: int):
         answers += [("near_miss", p) for p in bench.near_miss_paths(task_id)]
         answers += [("cheat", p) for p in bench.cheat_paths(task_id)]
         for kind, path in answers:
-            sub, _ = load_answer(path, task_id=task_id, kind=kind)
+            try:
+                sub, _ = load_answer(path, task_id=task_id, kind=kind)
+            except TaskError:  # an audio task's answer makes audio files from renders, not a song
+                continue
             yield f"{task_id} {path.name}", candidate_song(start, sub)
 
 
@@ -65,7 +70,7 @@ def main() -> None:
     args = parser.parse_args()
     from pytest_overdub.render import StemCache, render
 
-    shared = StemCache(max_bytes=2 << 30, keep_parts=True)
+    shared = StemCache(max_bytes=600 << 20, keep_parts=True)
     total = hashlib.sha256()
     for label, song in _songs(args.root, args.seeds):
         line = f"{label}: parts {_digest(render(song, cache=shared, trust_kernels=True))}"
