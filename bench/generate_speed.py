@@ -22,6 +22,7 @@
     The figures are the process's CPU time (wall time alongside): on the shared machine a process waits
     for a core for much of its wall time, and CPU time leaves that out.
     The children enter the scorer runtime (its malloc tuning: what scoring pays) unless ``--library``.
+    ``--devices``: instead, each insert of ``generate(1, 1)`` alone on 61 s of noise, in both trees.
 A benchmark reads the clock; nothing in the generator or the renderer does.
 """
 
@@ -126,6 +127,56 @@ print(json.dumps(res))
 """
 
 
+# A child in one code tree: each insert of generate(1, 1) (tracks, then master) on 61 s of seeded stereo noise
+# in the streamed chain's blocks, best of ``repeats`` by CPU time, as JSON [[device, track, seconds], ...].
+_DEVICES = """
+import json, sys, time
+import numpy as np
+from pytest_overdub import runtime
+runtime.enter("bench")
+from pytest_overdub.devices import house_class
+from pytest_overdub.generate import generate
+from pytest_overdub.render.engine import STREAM_BLOCK_FRAMES as B
+song, repeats = generate(1, 1).song, int(sys.argv[1])
+x = np.random.default_rng(1).standard_normal((2, 48000 * 61)) * 0.1
+rows = []
+for name, inserts in [(t.name, t.inserts) for t in song.tracks] + [("master", song.master.inserts)]:
+    for ins in inserts:
+        cls = house_class(ins.device)
+        p = {**cls.spec.defaults(), **ins.params}
+        best = float("inf")
+        for _ in range(repeats):
+            d = cls(sr=48000, tempo_bpm=song.tempo, seed=1, params=p)
+            c0 = time.process_time()
+            for a in range(0, x.shape[1], B):
+                d.process(x[:, a:a + B], p)
+            best = min(best, time.process_time() - c0)
+        rows.append([ins.device, name, best])
+print(json.dumps(rows))
+"""
+
+
+def time_devices(rev: str, *, rounds: int, repeats: int) -> None:
+    """Each insert of a generated song alone, REV's tree and this one alternating, best of every round."""
+    other = _export(rev)
+    best: dict[str, list] = {}
+    for _ in range(rounds):
+        for tree, code in (("rev", other), ("here", ROOT)):
+            out = subprocess.run([sys.executable, "-c", _DEVICES, str(repeats)], cwd=code,
+                                 env=dict(os.environ, PYTHONPATH=str(code)), capture_output=True, text=True)
+            if out.returncode:
+                raise SystemExit(f"the device timing in {code} failed:\n{out.stderr[-2000:]}")
+            rows = json.loads(out.stdout.strip().splitlines()[-1])
+            old = best.get(tree)
+            best[tree] = rows if old is None else [[a[0], a[1], min(a[2], b[2])] for a, b in zip(old, rows)]
+    print(f"each insert of generate(1, 1) on 61 s of stereo noise in 32768-frame blocks, CPU ms, best of "
+          f"{rounds} rounds x {repeats}; {rev} -> this tree; load {os.getloadavg()[0]:.1f}")
+    for a, b in zip(best["rev"], best["here"]):
+        print(f"  {a[0]:12s} {a[1]:8s} {a[2] * 1e3:7.1f} -> {b[2] * 1e3:7.1f} ms  ratio {a[2] / b[2]:4.2f}")
+    ta, tb = sum(r[2] for r in best["rev"]), sum(r[2] for r in best["here"])
+    print(f"  total                 {ta * 1e3:7.1f} -> {tb * 1e3:7.1f} ms  ratio {ta / tb:4.2f}")
+
+
 def _export(rev: str) -> Path:
     """REV's files in a temporary folder named by its commit, kept for the next run (its numba cache too:
     a second run does not compile REV's loops again)."""
@@ -198,7 +249,12 @@ def main() -> None:
                         help="with --against: render as a library does, without entering the scorer runtime "
                              "(glibc's malloc untuned: whole-track arrays above 32 MB are mapped and zeroed "
                              "afresh each time)")
+    parser.add_argument("--devices", action="store_true",
+                        help="with --against: time each insert of generate(1, 1) alone instead of whole renders")
     args = parser.parse_args()
+    if args.against and args.devices:
+        time_devices(args.against, rounds=args.rounds, repeats=args.repeats)
+        return
     if args.against:
         time_against(args.against, args.songs, rounds=args.rounds, repeats=args.repeats, library=args.library)
         return
