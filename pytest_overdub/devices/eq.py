@@ -4,8 +4,9 @@ Conventions: the high-pass is off at its minimum (10 Hz) and the low-pass off at
 (22000 Hz); both are 4th-order Butterworth (-3 dB at the set frequency, 24 dB/octave). Shelves and the
 bell are RBJ cookbook biquads (:mod:`pytest_overdub.dsp.filters`): a shelf's half-gain point (in dB) is
 at its frequency (so a +6 dB high shelf at 7 kHz is +3 dB at 7 kHz and reaches +6 dB well above it),
-the bell's width is ``q``. A stage at 0 dB (or off) is skipped. Coefficients are recomputed on every
-call (automation) while each stage keeps its state.
+the bell's width is ``q``. A stage at 0 dB (or off) is skipped. Coefficients are recomputed when a param
+changes (automation) while each stage keeps its state; the active stages run as one cascade (the same
+samples as one stage after another).
 """
 
 from __future__ import annotations
@@ -30,10 +31,17 @@ class EQ(Effect):
     def __init__(self, *, sr, tempo_bpm, seed, params):
         super().__init__(sr=sr, tempo_bpm=tempo_bpm, seed=seed, params=params)
         self._stages: dict[str, SOSFilter] = {}
+        self._memo: tuple[tuple[float, ...], dict[str, np.ndarray | None]] | None = None
 
     def _sections(self, p: Mapping[str, float]) -> dict[str, np.ndarray | None]:
+        """Each stage's sections for params ``p`` (None: the stage is off), computed again only when a
+        param they depend on changed (a block of a long track, or a segment of automation, calls with the
+        same values)."""
+        key = tuple(float(p[k]) for k in ("hp", "low", "lowf", "mid", "midf", "q", "high", "highf", "lp"))
+        if self._memo is not None and self._memo[0] == key:
+            return self._memo[1]
         sr = self.sr
-        return {
+        sections = {
             "hp": butterworth("hp", order=4, freq_hz=p["hp"], sr=sr) if p["hp"] > HP_OFF_HZ else None,
             "low": (rbj_biquad("lowshelf", freq_hz=p["lowf"], sr=sr, gain_db=p["low"])
                     if p["low"] != 0 else None),
@@ -44,6 +52,8 @@ class EQ(Effect):
             "lp": (butterworth("lp", order=4, freq_hz=p["lp"], sr=sr)
                    if p["lp"] < LP_OFF_HZ and p["lp"] < 0.49 * sr else None),
         }
+        self._memo = (key, sections)
+        return sections
 
     def passes_through(self, params: Mapping[str, float]) -> bool:
         """Every band off and the gain at 0 dB: :meth:`process` returns a copy of its input."""
@@ -51,6 +61,7 @@ class EQ(Effect):
 
     def process(self, x: np.ndarray, params: Mapping[str, float]) -> np.ndarray:
         y = np.asarray(x, dtype=np.float64)
+        active: list[SOSFilter] = []
         for name, sos in self._sections(params).items():
             if sos is None:
                 self._stages.pop(name, None)  # off: a later re-enable starts from rest
@@ -60,6 +71,32 @@ class EQ(Effect):
                 stage = self._stages[name] = SOSFilter(sos, loop=SOS)
             else:
                 stage.set_sos(sos)
-            y = stage.process(y)
+            active.append(stage)
+        fresh = bool(active)
+        if len(active) > 1 and y.ndim == 2:
+            y = _cascade(active, y)
+        else:
+            for stage in active:
+                y = stage.process(y)
         gain = db_to_gain(params["gain"])
-        return y * gain if gain != 1.0 else y.copy()
+        if gain != 1.0:
+            return y * gain
+        return y if fresh else y.copy()
+
+
+def _cascade(stages: list[SOSFilter], x: np.ndarray) -> np.ndarray:
+    """``x`` (channels, n) through ``stages`` in order, in one call of the compiled loop: their sections
+    joined into one cascade with their states, the states written back after. Each section does the same
+    arithmetic on each sample as stage after stage would (the samples are the same), but the loop runs
+    sections two at a time, so a shelf or the bell pairs with its neighbour instead of taking a pass alone."""
+    channels = x.shape[0]
+    states = [stage.state(channels) for stage in stages]
+    sos = np.concatenate([stage.sos for stage in stages])
+    zi = np.concatenate(states)
+    y = np.empty(x.shape)
+    SOS(sos, x, zi, y)
+    at = 0
+    for state in states:
+        state[...] = zi[at:at + state.shape[0]]
+        at += state.shape[0]
+    return y

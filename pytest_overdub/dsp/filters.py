@@ -204,25 +204,67 @@ def sos_samples(sos, x, zi, y):  # pragma: no cover - run compiled by numba
     (transposed direct form II, the same products and sums in the same order), so the samples are
     identical, except that a section whose state has decayed below :data:`TINY` is set to rest where
     scipy would carry subnormal numbers on. It saves sosfilt's per-call copies and reshapes. Two channels
-    run a section at a time with both channels' recursions interleaved (twice the throughput of one chain);
-    a single section keeps its state in registers (in memory it costs a store-to-load round trip per
-    sample: 7.0-7.7 against 5.4-5.8 ns a sample). Each sample's arithmetic is unchanged. This module never
-    imports numba: a device module compiles it and passes it as ``SOSFilter(..., loop=)``."""
+    run two sections at a time (four recursions interleaved, each sample through the first section and
+    straight on through the second; a recursion is bound by its latency, so four in
+    flight do about twice the work of two in the same time), then a last odd section alone; a single
+    section keeps its state in registers (in memory it costs a store-to-load round trip per sample: 7.0-7.7
+    against 5.4-5.8 ns a sample). Each section's arithmetic on each sample is unchanged (a section's
+    output is the same whether it is stored between sections or not). This module never imports numba: a
+    device module compiles it and passes it as ``SOSFilter(..., loop=)``."""
     n_ch, n = x.shape
-    if n_ch == 2:  # stereo: section by section, both channels' recursions side by side, state in registers
-        for s in range(sos.shape[0]):
+    if n_ch == 2:  # stereo: two sections at a time, both channels' recursions side by side, state in registers
+        for s in range(0, sos.shape[0] - 1, 2):  # sections s (state l, r) and s + 1 (state p, q)
+            src = x if s == 0 else y
             b0, b1, b2, a1, a2 = sos[s, 0], sos[s, 1], sos[s, 2], sos[s, 4], sos[s, 5]
+            c0, c1, c2, d1, d2 = sos[s + 1, 0], sos[s + 1, 1], sos[s + 1, 2], sos[s + 1, 4], sos[s + 1, 5]
             l0, l1, r0, r1 = zi[s, 0, 0], zi[s, 0, 1], zi[s, 1, 0], zi[s, 1, 1]
+            p0, p1, q0, q1 = zi[s + 1, 0, 0], zi[s + 1, 0, 1], zi[s + 1, 1, 0], zi[s + 1, 1, 1]
             for i in range(n):
-                u = x[0, i] if s == 0 else y[0, i]
+                u = src[0, i]
                 v = b0 * u + l0
                 l0 = b1 * u - a1 * v + l1
                 l1 = b2 * u - a2 * v
                 if -TINY < l0 < TINY and -TINY < l1 < TINY:  # a decay in silence ends at rest (TINY)
                     l0 = 0.0
                     l1 = 0.0
+                w = c0 * v + p0  # section s's output goes straight on through section s + 1
+                p0 = c1 * v - d1 * w + p1
+                p1 = c2 * v - d2 * w
+                if -TINY < p0 < TINY and -TINY < p1 < TINY:
+                    p0 = 0.0
+                    p1 = 0.0
+                y[0, i] = w
+                u = src[1, i]
+                v = b0 * u + r0
+                r0 = b1 * u - a1 * v + r1
+                r1 = b2 * u - a2 * v
+                if -TINY < r0 < TINY and -TINY < r1 < TINY:
+                    r0 = 0.0
+                    r1 = 0.0
+                w = c0 * v + q0
+                q0 = c1 * v - d1 * w + q1
+                q1 = c2 * v - d2 * w
+                if -TINY < q0 < TINY and -TINY < q1 < TINY:
+                    q0 = 0.0
+                    q1 = 0.0
+                y[1, i] = w
+            zi[s, 0, 0], zi[s, 0, 1], zi[s, 1, 0], zi[s, 1, 1] = l0, l1, r0, r1
+            zi[s + 1, 0, 0], zi[s + 1, 0, 1], zi[s + 1, 1, 0], zi[s + 1, 1, 1] = p0, p1, q0, q1
+        if sos.shape[0] % 2:  # the last section of an odd count, alone
+            s = sos.shape[0] - 1
+            src = x if s == 0 else y
+            b0, b1, b2, a1, a2 = sos[s, 0], sos[s, 1], sos[s, 2], sos[s, 4], sos[s, 5]
+            l0, l1, r0, r1 = zi[s, 0, 0], zi[s, 0, 1], zi[s, 1, 0], zi[s, 1, 1]
+            for i in range(n):
+                u = src[0, i]
+                v = b0 * u + l0
+                l0 = b1 * u - a1 * v + l1
+                l1 = b2 * u - a2 * v
+                if -TINY < l0 < TINY and -TINY < l1 < TINY:
+                    l0 = 0.0
+                    l1 = 0.0
                 y[0, i] = v
-                u = x[1, i] if s == 0 else y[1, i]
+                u = src[1, i]
                 v = b0 * u + r0
                 r0 = b1 * u - a1 * v + r1
                 r1 = b2 * u - a2 * v

@@ -92,6 +92,40 @@ def test_compiled_loop_gives_sosfilts_samples_bit_for_bit_across_blocks():
     assert np.array_equal(got, want)
 
 
+@pytest.mark.parametrize("sections", [1, 3, 5])
+def test_compiled_stereo_loop_runs_sections_in_pairs_with_sosfilts_samples(sections):
+    """Stereo cascades run two sections at a time and an odd last one alone: every count gives scipy's
+    samples bit for bit, across blocks (the state of each section carried)."""
+    from pytest_overdub.dsp.compiled import SOS
+
+    x = np.random.default_rng(9).standard_normal((2, 2000))
+    sos = np.concatenate([butterworth("hp", order=4, freq_hz=60, sr=SR), butterworth("lp", order=4, freq_hz=7000,
+                                                                                       sr=SR),
+                          rbj_biquad("peak", freq_hz=900, sr=SR, q=1.5, gain_db=-4)[None]])[:sections]
+    f = SOSFilter(sos, loop=SOS)
+    got = np.concatenate([f.process(x[:, :777]), f.process(x[:, 777:])], axis=1)
+    assert np.array_equal(got, signal.sosfilt(sos, x, axis=-1))
+
+
+def test_the_eq_runs_its_five_stages_as_one_cascade_with_the_stages_samples_across_blocks():
+    """core.eq joins its active stages into one call: the samples of scipy's sosfilt through the stages in
+    order (high-pass, low shelf, bell, high shelf, low-pass), with each stage's state kept across blocks."""
+    from pytest_overdub.devices.eq import EQ
+    from pytest_overdub.devices.params import HOUSE_SPECS
+    from pytest_overdub.dsp.levels import db_to_gain
+
+    p = {**HOUSE_SPECS["core.eq"].defaults(), "hp": 80, "low": 3, "mid": -2, "high": 4, "lp": 9000, "gain": -1.5}
+    eq = EQ(sr=SR, tempo_bpm=120, seed=1, params=p)
+    x = np.random.default_rng(4).standard_normal((2, 3000))
+    got = np.concatenate([eq.process(x[:, a:b], p) for a, b in ((0, 1000), (1000, 1001), (1001, 3000))], axis=1)
+    sos = np.concatenate([butterworth("hp", order=4, freq_hz=80, sr=SR),
+                          rbj_biquad("lowshelf", freq_hz=p["lowf"], sr=SR, gain_db=3)[None],
+                          rbj_biquad("peak", freq_hz=p["midf"], sr=SR, q=p["q"], gain_db=-2)[None],
+                          rbj_biquad("highshelf", freq_hz=p["highf"], sr=SR, gain_db=4)[None],
+                          butterworth("lp", order=4, freq_hz=9000, sr=SR)])
+    assert np.array_equal(got, signal.sosfilt(sos, x, axis=-1) * db_to_gain(-1.5))
+
+
 @pytest.mark.parametrize("kind,btype", [("lp", "lowpass"), ("hp", "highpass")])
 @pytest.mark.parametrize("freq_hz,sr", [(20.0, 48000), (120.0, 48000), (1000.0, 44100), (12000.0, 48000),
                                         (23500.0, 48000)])

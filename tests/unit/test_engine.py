@@ -475,6 +475,34 @@ def test_a_streamed_device_that_faults_is_passed_through_over_the_whole_track(mo
     assert np.array_equal(r.stems["t_a"], clean.stems["t_a"])
 
 
+def test_a_master_chain_that_faults_midway_starts_again_from_the_sum_of_the_stems(monkeypatch):
+    """The master chain streams over the mix itself, the master gain applied as each block is written; a
+    fault in its second block (the first already written over the mix) leaves the mix of a song without
+    that insert: the sum made again, times the gain, clipped."""
+    from pytest_overdub.devices.dynamics import Compressor
+
+    def with_master(inserts):
+        s = _house_chain_song([{"device": "core.delay"}])
+        return s.model_copy(update={"master": s.master.model_copy(update={"gain": -7.0, "inserts": inserts})})
+
+    calls = []
+
+    def flaky(self, x, params):
+        calls.append(x.shape[1])
+        if len(calls) > 1:
+            raise ValueError("boom")
+        return np.array(x) * 0.5
+
+    clean = render(with_master(()), sr=48000, cache=StemCache())
+    monkeypatch.setattr(Compressor, "process", flaky)
+    from pytest_overdub.song.model import Insert
+
+    r = render(with_master((Insert(id="fx_m", device="core.comp"),)), sr=48000, cache=StemCache())
+    assert calls[:2] == [32768, 32768]
+    assert [(w.kind, w.where.startswith("master")) for w in r.warnings] == [("fault", True)]
+    assert np.array_equal(r.mix, clean.mix) and np.abs(clean.mix).max() > 0.01
+
+
 def test_a_streamed_device_that_returns_nan_mid_chain_is_named_and_passed_through(monkeypatch):
     """The streamed chain checks its output once per block (the NaN goes on through the delay); the
     whole-track rerun checks every device, so the warning names the compressor, and the stem is the
