@@ -3,11 +3,19 @@ answers, a few renders each)."""
 
 from __future__ import annotations
 
+from pytest_overdub.bench.tasks import bundled_bench
 from pytest_overdub.bench.variant_checks import check_variant
+from pytest_overdub.bench.variant_rules import variant_verdict
 
 
 def _rows(variant_id: str) -> dict:
     return {rule: (ok, msg, result) for rule, ok, msg, result in check_variant(variant_id, trusted=True)}
+
+
+def _oracle(variant_id: str) -> tuple:
+    """The oracle's rule alone: (held, message, result)."""
+    v = variant_verdict(variant_id, "oracle", bundled_bench(), trusted=True)
+    return v.ok, v.message, v.result
 
 
 def test_chorus_up_a_step_fails_a_dropped_chords_part_whatever_its_share_of_the_notes():
@@ -61,3 +69,30 @@ def test_chorus_lift_oracle_lands_inside_the_lift_target():
     ok, msg, result = _rows("mix-chorus-lift@52")["oracle"]
     assert ok, msg
     assert 1.5 <= result.check("lift").value <= 3.0 and result.score == 1.0
+
+
+def test_mono_low_end_oracle_monos_what_other_parts_leave_wide_and_keeps_the_bass_level():
+    # seed 49: a bare width 0 on the chorused bass left the side under 120 Hz 29.3 dB under the mid (want
+    # 30: the other parts' own width), an oracle of 0.956, and summed the bass's decorrelated sides 2.9 dB
+    # down (want within 3; 3.06 on seed 25). The oracle now monos the master under 120 Hz as well and makes
+    # up 1.5 dB on the bass
+    ok, msg, result = _oracle("mix-mono-low-end@49")
+    assert ok, msg
+    assert result.check("lows").value <= -35.0 and -2.0 <= result.check("bass").value <= 0.0
+    assert result.score == 1.0
+
+
+def test_mono_low_end_oracle_keeps_the_bass_highs_wide():
+    # seed 29: width 0 took the chorus off the bass's upper harmonics as well, the highs' side 1.41 dB down
+    # (want within 1.5); a MONO BASS stage leaves the bass wide above its split
+    ok, msg, result = _oracle("mix-mono-low-end@29")
+    assert ok, msg
+    assert abs(result.check("highs").value) <= 0.75
+
+
+def test_chorus_lift_oracle_solves_its_gain_where_the_song_barely_lifts():
+    # seed 50: the fixed 3 dB lifted the chorus 1.55 LU over the verse (want 1.5 to 3), 0.05 from failing;
+    # the gain is now solved from a measured try (3.7 dB here), and the lift lands on 2.25
+    ok, msg, result = _oracle("mix-chorus-lift@50")
+    assert ok, msg
+    assert abs(result.check("lift").value - 2.25) <= 0.05 and result.score == 1.0
