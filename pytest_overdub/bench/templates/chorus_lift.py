@@ -3,21 +3,21 @@ and wider) while the verse stays as it is.
 
 The checks are the published task's (the chorus against the verse, the verse against the starting song, the
 mix's true peak), on the song's first Verse and Chorus; the scope confines changes to the chorus. The setup
-makes the problem on every seed: a generated chorus comes in -0.3 to +0.7 LU over its verse (crash, open
-hats, a busier hook), so the master gets a gain stage trimming the chorus 1.25 dB (it no longer lifts: -1.5
-to -0.5 LU; a trim after the master's compressor moves it by exactly that, where clip gains would be undone
-by the tracks' compressors), and the master comes 3 dB down (headroom for the lift under the peak limit).
-Computed from the ground truth: the sections' bars and beats (the instruction, every automation's
-breakpoints). The oracle is the published alternative that does not depend on a part's level: a master
-width stage automated from the chorus's downbeat to more gain and width 1.3, its gain solved per variant.
-A fixed 3 dB lifted the chorus 1.55 to 2.92 LU over train seeds 1-54 (the target is 1.5 to 3; the song's
-own chorus-over-verse loudness spans a LU, and width 1.3 adds what the chorus's side holds), so the build
-renders the set-up song with that stage at 3 dB once, measures the lift as the check does, and moves the
-gain by what it misses 2.25 LU by (the stage is the master chain's last, so the chorus's loudness moves dB
-for dB): the oracle's lift reads 2.25 on every seed. Building a variant costs that render (its stems are
-the starting song's, which a scorer renders anyway, and stay in the process cache). Near misses and cheats: the master turned up (the verse lifts too), the verse narrowed on the master
-(outside the chorus), the chorus clips turned up with the chords and lead narrowed in the verse only, a
-steady noise bed in the chorus.
+makes the problem on every seed: a generated chorus comes in -0.3 to +0.7 LU over its verse (crash, open hats,
+a busier hook), so the master gets a gain stage trimming the chorus 1.25 dB (it no longer lifts: -1.5 to -0.5
+LU; a trim after the master's compressor moves it by exactly that, where clip gains would be undone by the
+tracks' compressors), and the master comes 3 dB down (headroom for the lift under the peak limit). Computed
+from the ground truth: the sections' bars and beats (the instruction, every automation's breakpoints). The
+oracle is the published alternative that does not depend on a part's level: a master width stage automated
+from the chorus's downbeat to more gain and width 1.3, its gain solved per variant. A fixed 3 dB lifted the
+chorus 1.55 to 2.92 LU over train seeds 21-54 (the target is 1.5 to 3; the song's own chorus-over-verse
+loudness spans a LU, and width 1.3 adds what the chorus's side holds), so the build renders the set-up song
+with that stage at 3 dB once, measures the lift as the check does, and moves the gain by what it misses 2.25
+LU by (the stage is the master chain's last, so the chorus's loudness moves dB for dB): the oracle's lift
+reads 2.25 on every seed. Building a variant costs that render (its stems are the starting song's, which a
+scorer renders anyway, and stay in the process cache). Near misses and cheats: the master turned up (the verse
+lifts too), the verse narrowed on the master (outside the chorus), the chorus clips turned up with the chords
+and lead narrowed in the verse only, a steady noise bed in the chorus.
 """
 
 from __future__ import annotations
