@@ -48,15 +48,7 @@ def test_the_reference_is_another_song_tilted_by_opposite_shelves():
         ref = variant(f"master-match-reference@{seed}").task.inputs[1]
         assert ref.name == "reference.wav" and ref.song == f"gen-t2-{seed}"
         shelves = ref.chain[-1].params
-        assert 3 <= abs(shelves["low"]) <= 7 and shelves["high"] == -shelves["low"]
-
-
-def test_a_brighter_reference_is_tilted_less_than_a_darker_one():
-    """Brightened 6-6.5 dB, seeds 22 and 24's mixes read 0.916 alike to themselves after the oracle (the
-    likeness gate wants 0.95): a brighter tilt is 3-4 dB, a darker one still 5-7 dB (seed 14, 1000 kept)."""
-    high = {s: variant(f"master-match-reference@{s}").task.inputs[1].chain[-1].params["high"]
-            for s in (14, 22, 24, 1000)}
-    assert high == {14: -6.5, 22: 3.75, 24: 3.5, 1000: -7.0}
+        assert 5 <= abs(shelves["low"]) <= 7 and shelves["high"] == -shelves["low"]
 
 
 def test_a_published_input_the_template_cannot_map_is_an_error():

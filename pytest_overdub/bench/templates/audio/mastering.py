@@ -22,14 +22,8 @@ from ..base import Answer
 from .published import carried, variant_rng
 
 TIER = 1
-#: The shelves of the reference's tilt (``master-match-reference``): opposite signs, 5 to 7 dB darker or
-#: :data:`BRIGHTER_DB` to 1 dB more brighter.
+#: The shelves of the reference's tilt (``master-match-reference``): 5 to 7 dB, opposite signs.
 TILT_LOW_HZ, TILT_HIGH_HZ = 200, 3000
-#: A brighter reference asks the mix's top octaves up and its lows down, and the 10 ms envelope of a mix so
-#: brightened follows its hats more than its kick: 6-6.5 dB shelves left the oracle's likeness to the mix
-#: 0.916 (seeds 22, 24; gate 0.95, soft 0.15: 0.77); 3-4 dB keep it at 0.945 or more there, and the
-#: reference's top octaves still 9 dB or more off the mix's (doing nothing 0).
-BRIGHTER_DB = 3.0
 #: One EP song was mastered loud (``master-ep-sequence``): the generated rough mixes all peak some 19 dB
 #: over their loudness, so peak-normalising them matched their loudness within 1 LU (seed 1000); squashed
 #: 8 dB into a limiter, this one peaks about 13 dB over it and comes out several LU louder.
@@ -54,8 +48,7 @@ def match_reference(made: Generated, variant_id: str):
                                      songs={"night-shift": made.song.id, "lab": f"gen-t2-{seed}"})
     rng = variant_rng(variant_id)
     sign = rng.choice((1, -1))  # brighter or darker than the mix
-    step = rng.randrange(5)
-    tilt_db = BRIGHTER_DB + 0.25 * step if sign > 0 else 5 + 0.5 * step
+    tilt_db = 5 + 0.5 * rng.randrange(5)
     ref = next(i for i in fields["inputs"] if i["name"] == "reference.wav")
     ref["chain"] = [*ref.get("chain", []), {"device": "core.eq", "params": {
         "lowf": TILT_LOW_HZ, "low": -sign * tilt_db, "highf": TILT_HIGH_HZ, "high": sign * tilt_db}}]
