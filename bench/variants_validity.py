@@ -10,6 +10,11 @@ the seeds where each extreme was found, the range of each of the oracle's check 
 target), the variants where a rule failed, and seconds per variant (each
 scores 5-6 answers in one process, renders of the starting song cached between them: the scorer runtime is
 entered, as the plugin and ``overdub`` do). A benchmark reads the clock; the scores do not.
+
+Memory: a sweep process keeps up to the stem cache (``OVERDUB_STEM_CACHE_MB``, default 1536) plus half as
+much again in kept parts and the scorer's memos, about 3-4 GB over a long sweep. Running several sweeps at
+once, set ``OVERDUB_STEM_CACHE_MB=512`` (or less) for each: the values do not change, only what is rendered
+twice. Eight default-sized sweeps ran a 24 GB machine out of memory.
 """
 
 from __future__ import annotations
