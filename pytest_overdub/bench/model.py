@@ -494,11 +494,15 @@ class NoteLengthCheck(_Decay):
 class ToneGainCheck(_Probed):
     kind: Literal["toneGain"]
     pitch: int = Field(ge=0, le=127)
-    spread: int = Field(default=0, ge=0, le=12, description="the pitch moved by a drawn -spread..spread")
+    spread: int = Field(default=0, ge=0, le=12,
+                        description="every pitch in pitch-spread..pitch+spread is measured; the worst counts")
     velocities: tuple[float, float] = Field(default=(1.0, 1.0), description="velocity drawn in [lo, hi]")
 
     @model_validator(mode="after")
     def _ranges(self) -> "ToneGainCheck":
+        if self.spread and self.target == (None, None):
+            raise ValueError("toneGain with a spread needs a target with a bound (the worst pitch is read "
+                             "against it)")
         return _ordered(self, "velocities")
 
     def value(self, ctx: "Context") -> float:
@@ -506,9 +510,9 @@ class ToneGainCheck(_Probed):
         from .probes import tone_gain_db
 
         track = self.probed(ctx)
-        rng = dc.probe_rng(ctx.song, track, salt=self.id)
-        pitch = dc.draw_pitch(rng, self.pitch, spread=self.spread)
-        return tone_gain_db(ctx, track, pitch, velocity=dc.draw_in(rng, *self.velocities))
+        velocity = dc.draw_in(dc.probe_rng(ctx.song, track, salt=self.id), *self.velocities)
+        return dc.worst([tone_gain_db(ctx, track, p, velocity=velocity)
+                         for p in dc.pitch_span(self.pitch, spread=self.spread)], self.target)
 
 
 class TrackBandCheck(_Probed):
