@@ -14,7 +14,9 @@ docs/checks.md, "Devices on the real track" and "Probe families". Conventions:
   may hinge on where one draw lands: tempos are stratified (:func:`draw_tempos`: one draw in each of
   ``n`` strata of the range, kept apart), and a pitch the pass depends on is not drawn at all: every
   pitch of the span is measured and the worst for the check's target counts (:func:`pitch_span`,
-  :func:`worst`). What stays drawn (a velocity, the echo click's pitch and level) only varies the probe.
+  :func:`worst`); a decay probe note plays at every pitch of its span, at velocities and lengths one in
+  each stratum of their ranges (:func:`draw_strata`). What stays drawn (a tone's velocity, the echo
+  click's pitch and level, which velocity and length goes with which pitch) only varies the probe.
 * Levels are peak |x| over both channels; spectra are the power of the whole signal's FFT summed over
   both channels; dB is ``gain_to_db`` (floored at -120).
 """
@@ -60,6 +62,8 @@ def tempo_strata(*, lo: float, hi: float, n: int) -> list[tuple[float, float]]:
     """The ``n`` ranges :func:`draw_tempos` draws from: [lo, hi] cut into ``n`` equal strata of width
     ``w = (hi - lo) / n``, each shrunk by ``w / 4`` at every boundary it shares with a neighbour (not at
     ``lo`` or ``hi``), so two drawn tempos are at least ``w / 2`` apart whatever the seed."""
+    if n == 0:
+        return []
     w = (hi - lo) / n
     return [(lo + i * w + (w / 4 if i > 0 else 0.0), lo + (i + 1) * w - (w / 4 if i < n - 1 else 0.0))
             for i in range(n)]
@@ -97,6 +101,16 @@ def worst(values: list[float], target: tuple[float | None, float | None]) -> flo
         return min(values)
     mid = (lo + hi) / 2
     return max(values, key=lambda v: (max(lo - v, v - hi, 0.0), abs(v - mid)))
+
+
+def draw_strata(rng: np.random.Generator, lo: float, hi: float, *, n: int) -> list[float]:
+    """``n`` values, one uniform in each of ``n`` equal strata of [lo, hi], in a drawn order (``lo`` each
+    when lo == hi): whatever the seed, every part of the range is played."""
+    if lo == hi:
+        return [float(lo)] * n
+    w = (hi - lo) / n
+    values = [float(rng.uniform(lo + i * w, lo + (i + 1) * w)) for i in range(n)]
+    return [values[i] for i in rng.permutation(n)]
 
 
 def draw_pitch(rng: np.random.Generator, pitch: int, *, spread: int) -> int:

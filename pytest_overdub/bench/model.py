@@ -415,11 +415,12 @@ class ProbeNote(_Model):
 
 
 class _Decay(_Probed):
-    """Probe notes on the track's instrument alone, 4 s apart: each pitch moved by a drawn
-    -spread..spread, its velocity drawn in ``velocities``, its length times a factor drawn in ``stretch``."""
+    """Probe notes on the track's instrument alone, 4 s apart: each at every pitch of -spread..spread
+    around its ``p``, at velocities in ``velocities`` and lengths times factors in ``stretch`` drawn one in
+    each stratum of those ranges (bench/probes.py ``decay_notes``); the value reads the worst note."""
 
     notes: list[ProbeNote] = Field(min_length=1)
-    spread: int = Field(default=0, ge=0, le=12, description="each pitch moved by a drawn -spread..spread")
+    spread: int = Field(default=0, ge=0, le=12, description="each note played at every pitch -spread..spread")
     velocities: tuple[float, float] = Field(default=(0.8, 0.8), description="velocity drawn in [lo, hi]")
     stretch: tuple[float, float] = Field(default=(1.0, 1.0), description="each d times a drawn factor")
 

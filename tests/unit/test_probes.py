@@ -173,3 +173,40 @@ def test_a_tone_check_reads_the_worst_pitch_of_its_span_for_any_seed(monkeypatch
         assert value(cut, ctx) == pytest.approx(_one_pole_db(81), abs=0.05)
         assert value(keep, ctx) == pytest.approx(_one_pole_db(85), abs=0.05)
         assert value(both, ctx) == pytest.approx(_one_pole_db(85), abs=0.05)
+
+
+PITCHED_DECAY = """
+TAIL_S = 2.0
+def render(notes, params, ctx, n_frames):
+    out = np.zeros((2, n_frames))
+    n = int(2.0 * ctx.sr)
+    t = np.arange(n) / ctx.sr
+    for note in notes:
+        tau = 0.2 if note.pitch == 61 else 0.1      # rings twice as long on one pitch only
+        y = 0.5 * np.exp(-t / tau) * np.sin(2 * np.pi * 1000.0 * t + np.pi / 2)
+        a = int(round(note.start_s * ctx.sr))
+        b = min(n_frames, a + n)
+        out[:, a:b] += y[: b - a]
+    return out
+"""
+
+
+def test_a_decay_check_plays_every_pitch_of_its_span_for_any_seed(monkeypatch):
+    from pytest_overdub.bench import device_checks as dc
+
+    ctx = _ctx(PITCHED_DECAY, "instrument", "Bell")
+    check = _check("decayTime", track="Bell", notes=[{"p": 60, "d": 0.5}], spread=1, threshold=-60,
+                   velocities=[0.5, 1.0], stretch=[0.5, 1.5])
+    for seed in (1, 2):
+        monkeypatch.setattr(dc, "probe_seed", lambda *a, seed=seed, **k: seed)
+        # the slow pitch (61) is always played: 0.5 * exp(-t / 0.2) falls under 0.001 after 0.2 ln 500
+        assert value(check, ctx) == pytest.approx(0.2 * math.log(500), abs=0.011)
+
+
+def test_drawn_velocities_and_lengths_cover_their_range_whatever_the_seed():
+    from pytest_overdub.bench import device_checks as dc
+
+    for seed in range(200):
+        vs = dc.draw_strata(np.random.default_rng(seed), 0.5, 1.0, n=11)
+        assert min(vs) < 0.5 + 0.5 / 11 and max(vs) > 1.0 - 0.5 / 11
+        assert sorted(int((v - 0.5) / (0.5 / 11)) for v in vs) == list(range(11))
