@@ -9,6 +9,14 @@ docs/checks.md, "Devices on the real track" and "Probe families". Conventions:
   of a SHA-256 over the submitted song's device definitions (id, kind, kernel, params, sorted by id), the
   track's instrument and inserts, and the check's id: the same submission always gets the same probes
   (independent of ``PYTHONHASHSEED``), another submission gets others.
+* **Draws cover their range by construction.** A submission can carry a spare param and re-hash itself
+  offline (no render, about a millisecond a try) until the draws land where it likes, so no check's pass
+  may hinge on where one draw lands: tempos are stratified (:func:`draw_tempos`: one draw in each of
+  ``n`` strata of the range, kept apart), and a pitch the pass depends on is not drawn at all: every
+  pitch of the span is measured and the worst for the check's target counts (:func:`pitch_span`,
+  :func:`worst`); a decay probe note plays at every pitch of its span, at velocities and lengths one in
+  each stratum of their ranges (:func:`draw_strata`). What stays drawn (a tone's velocity, the echo
+  click's pitch and level, which velocity and length goes with which pitch) only varies the probe.
 * Levels are peak |x| over both channels; spectra are the power of the whole signal's FFT summed over
   both channels; dB is ``gain_to_db`` (floored at -120).
 """
@@ -50,12 +58,65 @@ def probe_rng(song: Song, track: Track, *, salt: str) -> np.random.Generator:
     return np.random.default_rng(probe_seed(song, track, salt=salt))
 
 
+def tempo_strata(*, lo: float, hi: float, n: int) -> list[tuple[float, float]]:
+    """The ``n`` ranges :func:`draw_tempos` draws from: [lo, hi] cut into ``n`` equal strata of width
+    ``w = (hi - lo) / n``, each shrunk by ``w / 4`` at every boundary it shares with a neighbour (not at
+    ``lo`` or ``hi``), so two drawn tempos are at least ``w / 2`` apart whatever the seed."""
+    if n == 0:
+        return []
+    w = (hi - lo) / n
+    return [(lo + i * w + (w / 4 if i > 0 else 0.0), lo + (i + 1) * w - (w / 4 if i < n - 1 else 0.0))
+            for i in range(n)]
+
+
 def draw_tempos(rng: np.random.Generator, *, lo: float, hi: float, n: int) -> list[float]:
-    """``n`` tempos uniform in [lo, hi] bpm, rounded to 0.1 bpm."""
-    return [round(float(t), 1) for t in rng.uniform(lo, hi, size=n)]
+    """``n`` tempos, one uniform in each of :func:`tempo_strata` (in order), rounded to 0.1 bpm.
+
+    Stratified so that no seed can put two draws near one tempo: whatever a submission's hash, the
+    draws span [lo, hi], and a device whose delay ignores the tempo matches at most one of them. The
+    published dotted echo (0.75 beat, target within 3 ms, soft 15: no credit 18 ms off) draws two in
+    [70, 170]: strata [70, 107.5] and [132.5, 170], i.e. delays of at least 45000 / 107.5 = 418.6 ms
+    and at most 45000 / 132.5 = 339.6 ms, 79 ms apart, more than the 2 x 18 = 36 ms one fixed time
+    would need to get credit at both."""
+    return [round(float(rng.uniform(a, b)), 1) for a, b in tempo_strata(lo=lo, hi=hi, n=n)]
+
+
+def pitch_span(pitch: int, *, spread: int) -> list[int]:
+    """Every pitch in [pitch - spread, pitch + spread], clamped to MIDI 0..127 (each once)."""
+    return sorted({min(127, max(0, pitch + k)) for k in range(-spread, spread + 1)})
+
+
+def worst(values: list[float], target: tuple[float | None, float | None]) -> float:
+    """The value of ``values`` a check's ``target`` [lo|null, hi|null] likes least: the largest for an
+    upper bound only (a cut), the smallest for a lower bound only, else the farthest from the range
+    (ties, e.g. all inside, broken by the distance from its middle)."""
+    lo, hi = target
+    if len(values) == 1:
+        return values[0]
+    if lo is None and hi is None:
+        raise TaskError("a check measured over a pitch span needs a target with a bound")
+    if lo is None:
+        return max(values)
+    if hi is None:
+        return min(values)
+    mid = (lo + hi) / 2
+    return max(values, key=lambda v: (max(lo - v, v - hi, 0.0), abs(v - mid)))
+
+
+def draw_strata(rng: np.random.Generator, lo: float, hi: float, *, n: int) -> list[float]:
+    """``n`` values, one uniform in each of ``n`` equal strata of [lo, hi], in a drawn order (``lo`` each
+    when lo == hi): whatever the seed, every part of the range is played."""
+    if lo == hi:
+        return [float(lo)] * n
+    w = (hi - lo) / n
+    values = [float(rng.uniform(lo + i * w, lo + (i + 1) * w)) for i in range(n)]
+    return [values[i] for i in rng.permutation(n)]
 
 
 def draw_pitch(rng: np.random.Generator, pitch: int, *, spread: int) -> int:
+    """One pitch uniform in [pitch - spread, pitch + spread] (clamped to 0..127): only for parameters a
+    check's pass does not hinge on (the echo checks' click); a check that does measures the whole span
+    (:func:`pitch_span`, :func:`worst`)."""
     return int(min(127, max(0, pitch + int(rng.integers(-spread, spread + 1)))))
 
 

@@ -415,11 +415,12 @@ class ProbeNote(_Model):
 
 
 class _Decay(_Probed):
-    """Probe notes on the track's instrument alone, 4 s apart: each pitch moved by a drawn
-    -spread..spread, its velocity drawn in ``velocities``, its length times a factor drawn in ``stretch``."""
+    """Probe notes on the track's instrument alone, 4 s apart: each at every pitch of -spread..spread
+    around its ``p``, at velocities in ``velocities`` and lengths times factors in ``stretch`` drawn one in
+    each stratum of those ranges (bench/probes.py ``decay_notes``); the value reads the worst note."""
 
     notes: list[ProbeNote] = Field(min_length=1)
-    spread: int = Field(default=0, ge=0, le=12, description="each pitch moved by a drawn -spread..spread")
+    spread: int = Field(default=0, ge=0, le=12, description="each note played at every pitch -spread..spread")
     velocities: tuple[float, float] = Field(default=(0.8, 0.8), description="velocity drawn in [lo, hi]")
     stretch: tuple[float, float] = Field(default=(1.0, 1.0), description="each d times a drawn factor")
 
@@ -494,11 +495,15 @@ class NoteLengthCheck(_Decay):
 class ToneGainCheck(_Probed):
     kind: Literal["toneGain"]
     pitch: int = Field(ge=0, le=127)
-    spread: int = Field(default=0, ge=0, le=12, description="the pitch moved by a drawn -spread..spread")
+    spread: int = Field(default=0, ge=0, le=12,
+                        description="every pitch in pitch-spread..pitch+spread is measured; the worst counts")
     velocities: tuple[float, float] = Field(default=(1.0, 1.0), description="velocity drawn in [lo, hi]")
 
     @model_validator(mode="after")
     def _ranges(self) -> "ToneGainCheck":
+        if self.spread and self.target == (None, None):
+            raise ValueError("toneGain with a spread needs a target with a bound (the worst pitch is read "
+                             "against it)")
         return _ordered(self, "velocities")
 
     def value(self, ctx: "Context") -> float:
@@ -506,9 +511,9 @@ class ToneGainCheck(_Probed):
         from .probes import tone_gain_db
 
         track = self.probed(ctx)
-        rng = dc.probe_rng(ctx.song, track, salt=self.id)
-        pitch = dc.draw_pitch(rng, self.pitch, spread=self.spread)
-        return tone_gain_db(ctx, track, pitch, velocity=dc.draw_in(rng, *self.velocities))
+        velocity = dc.draw_in(dc.probe_rng(ctx.song, track, salt=self.id), *self.velocities)
+        return dc.worst([tone_gain_db(ctx, track, p, velocity=velocity)
+                         for p in dc.pitch_span(self.pitch, spread=self.spread)], self.target)
 
 
 class TrackBandCheck(_Probed):

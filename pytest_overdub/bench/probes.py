@@ -182,20 +182,23 @@ def decay_figures(x: np.ndarray, *, sr: int, starts_s: list[float], window_s: fl
 def decay_notes(probe_notes: list[Any], *, rng: Any = None, spread: int = 0,
                 velocities: tuple[float, float] = (0.8, 0.8), stretch: tuple[float, float] = (1.0, 1.0),
                 spacing: float = 8.0) -> list[Note]:
-    """The probe notes (``p``, ``d`` in beats at 120 bpm), ``spacing`` beats apart, each pitch moved by a
-    drawn -spread..spread, its velocity drawn in ``velocities`` and its length times a factor drawn in
-    ``stretch`` (at most half the spacing); nothing is drawn when ``rng`` is None."""
+    """The probe notes (``p``, ``d`` in beats at 120 bpm), ``spacing`` beats apart. With ``rng`` each probe
+    note plays at every pitch of -spread..spread around its ``p`` (none drawn: a check reads its worst
+    note), the k of them at velocities and length factors one in each of k equal strata of ``velocities``
+    and ``stretch`` (:func:`~.device_checks.draw_strata`; a length at most half the spacing). Nothing is
+    drawn when ``rng`` is None: each note once, at velocity ``velocities[0]``."""
     from . import device_checks as dc
 
-    out = []
-    for i, n in enumerate(probe_notes):
-        p, v, d = n.p, velocities[0], n.d
-        if rng is not None:
-            p = dc.draw_pitch(rng, n.p, spread=spread)
-            v = dc.draw_in(rng, *velocities)
-            d = min(spacing / 2, n.d * dc.draw_in(rng, *stretch))
-        out.append(Note(p=p, t=i * spacing, d=d, v=v, id=f"n_probe{i}"))
-    return out
+    played: list[tuple[int, float, float]] = []
+    for n in probe_notes:
+        if rng is None:
+            played.append((n.p, velocities[0], n.d))
+            continue
+        pitches = dc.pitch_span(n.p, spread=spread)
+        vs = dc.draw_strata(rng, *velocities, n=len(pitches))
+        fs = dc.draw_strata(rng, *stretch, n=len(pitches))
+        played += [(p, v, min(spacing / 2, n.d * f)) for p, v, f in zip(pitches, vs, fs)]
+    return [Note(p=p, t=i * spacing, d=d, v=v, id=f"n_probe{i}") for i, (p, v, d) in enumerate(played)]
 
 
 def decay_render(ctx: Context, track: Track, notes: list[Note], *, spacing: float = 8.0) -> np.ndarray:

@@ -123,3 +123,90 @@ def test_a_faulting_kernel_is_a_render_problem_not_a_crash():
     v = value(_echo("echoLevel", tempos=[100]), ctx)
     assert np.isfinite(v)
     assert ctx.problems() >= 1 and any("boom" in w.message for w in ctx.warnings)
+
+
+# --- draws a submission cannot steer (docs/checks.md, "Probe families") --------------------------------
+# A submission can re-hash itself offline (a spare param, no render) until the seeded draws land where it
+# likes: a fixed 450 ms echo ground until both drawn tempos fell near 100 bpm scored 1.000 on the dotted
+# echo, and a notch comb ground until the drawn tone pitches fell on its notches passed the rumble filter's
+# tone checks. Tempos are stratified and a pass-deciding pitch is measured over its whole span instead.
+
+def test_two_drawn_tempos_keep_a_fixed_delay_from_matching_both_whatever_the_seed():
+    from pytest_overdub.bench import device_checks as dc
+
+    for seed in range(20000):
+        a, b = dc.draw_tempos(np.random.default_rng(seed), lo=70, hi=170, n=2)
+        assert 70 <= a <= 107.5 and 132.5 <= b <= 170
+        # a dotted eighth is 45000 / tempo ms; one fixed time within 18 ms (3 + soft 15) of both needs
+        # them within 36 ms; the strata keep them at least 45000 / 107.5 - 45000 / 132.5 = 79 ms apart
+        assert 45000 / a - 45000 / b > 78.9
+
+
+def test_n_drawn_tempos_fall_one_in_each_stratum():
+    from pytest_overdub.bench import device_checks as dc
+
+    # eight strata of 12.5 bpm, each kept 12.5 / 4 from its neighbours
+    assert dc.tempo_strata(lo=70, hi=170, n=8)[:2] == [(70, 79.375), (85.625, 91.875)]
+    for seed in range(2000):
+        drawn = dc.draw_tempos(np.random.default_rng(seed), lo=70, hi=170, n=8)
+        assert min(b - a for a, b in zip(drawn, drawn[1:])) >= 6.25 - 0.1
+
+
+def _one_pole_db(pitch: int) -> float:
+    f, sr, fc = 440.0 * 2 ** ((pitch - 69) / 12), 48000, 500.0
+    a = math.exp(-2 * math.pi * fc / sr)
+    w = 2 * math.pi * f / sr
+    return 20 * math.log10((1 - a) / math.sqrt(1 - 2 * a * math.cos(w) + a * a))
+
+
+def test_a_tone_check_reads_the_worst_pitch_of_its_span_for_any_seed(monkeypatch):
+    from pytest_overdub.bench import device_checks as dc
+
+    ctx = _ctx(ONE_POLE, "effect", "Room")
+    # a low-pass cuts more the higher the pitch: of MIDI 81-85 a check wanting a cut reads the least cut
+    # (81), one wanting a pass the most (85), and a two-sided one the farthest from its range (85)
+    cut = _check("toneGain", track="Room", pitch=83, spread=2, target=[None, -30])
+    keep = _check("toneGain", track="Room", pitch=83, spread=2, target=[-1, None])
+    both = _check("toneGain", track="Room", pitch=83, spread=2, target=[-1, 1])
+    for seed in (1, 2):
+        monkeypatch.setattr(dc, "probe_seed", lambda *a, seed=seed, **k: seed)
+        assert value(cut, ctx) == pytest.approx(_one_pole_db(81), abs=0.05)
+        assert value(keep, ctx) == pytest.approx(_one_pole_db(85), abs=0.05)
+        assert value(both, ctx) == pytest.approx(_one_pole_db(85), abs=0.05)
+
+
+PITCHED_DECAY = """
+TAIL_S = 2.0
+def render(notes, params, ctx, n_frames):
+    out = np.zeros((2, n_frames))
+    n = int(2.0 * ctx.sr)
+    t = np.arange(n) / ctx.sr
+    for note in notes:
+        tau = 0.2 if note.pitch == 61 else 0.1      # rings twice as long on one pitch only
+        y = 0.5 * np.exp(-t / tau) * np.sin(2 * np.pi * 1000.0 * t + np.pi / 2)
+        a = int(round(note.start_s * ctx.sr))
+        b = min(n_frames, a + n)
+        out[:, a:b] += y[: b - a]
+    return out
+"""
+
+
+def test_a_decay_check_plays_every_pitch_of_its_span_for_any_seed(monkeypatch):
+    from pytest_overdub.bench import device_checks as dc
+
+    ctx = _ctx(PITCHED_DECAY, "instrument", "Bell")
+    check = _check("decayTime", track="Bell", notes=[{"p": 60, "d": 0.5}], spread=1, threshold=-60,
+                   velocities=[0.5, 1.0], stretch=[0.5, 1.5])
+    for seed in (1, 2):
+        monkeypatch.setattr(dc, "probe_seed", lambda *a, seed=seed, **k: seed)
+        # the slow pitch (61) is always played: 0.5 * exp(-t / 0.2) falls under 0.001 after 0.2 ln 500
+        assert value(check, ctx) == pytest.approx(0.2 * math.log(500), abs=0.011)
+
+
+def test_drawn_velocities_and_lengths_cover_their_range_whatever_the_seed():
+    from pytest_overdub.bench import device_checks as dc
+
+    for seed in range(200):
+        vs = dc.draw_strata(np.random.default_rng(seed), 0.5, 1.0, n=11)
+        assert min(vs) < 0.5 + 0.5 / 11 and max(vs) > 1.0 - 0.5 / 11
+        assert sorted(int((v - 0.5) / (0.5 / 11)) for v in vs) == list(range(11))
