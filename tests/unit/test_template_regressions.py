@@ -150,3 +150,19 @@ def test_chorus_lift_oracle_solves_its_gain_where_the_song_barely_lifts():
     ok, msg, result = _oracle("mix-chorus-lift@50")
     assert ok, msg
     assert abs(result.check("lift").value - 2.25) <= 0.05 and result.score == 1.0
+
+
+def test_match_reference_turns_its_tilt_where_the_oracle_would_not_hold_the_mix():
+    # seed 22: drawn 6.5 dB brighter, the oracle brightened the mix until its 10 ms envelope followed the hats
+    # more than the kick, a likeness of 0.916 to the mix (the `same` gate wants 0.95): 0.772. The build reads
+    # the oracle on the draw and turns the tilt the other way (same size) when it would not hold
+    from pytest_overdub.bench.variants import variant
+
+    assert variant("master-match-reference@22").task.inputs[1].chain[-1].params["high"] == -6.5
+    ok, msg, result = _oracle("master-match-reference@22")
+    assert ok, msg
+    assert result.check("same").value >= 0.96 and result.check("match").value <= 2.0
+    # seed 31 drew 5 dB brighter and its oracle holds there (likeness 0.982): the draw is kept. Seed 3 drew
+    # 5.5 dB darker, where the oracle reads 0.941: it turns brighter (0.976)
+    assert variant("master-match-reference@31").task.inputs[1].chain[-1].params["high"] == 5.0
+    assert variant("master-match-reference@3").task.inputs[1].chain[-1].params["high"] == 5.5
