@@ -305,6 +305,10 @@ def test_task_file_with_a_bad_check_is_one_collection_error(pytester, bench):
 
 def test_self_check_items_and_the_bench_rule(pytester, bench):
     res = _run(pytester, "--collect-only", "-q")  # the rootdir is a bench checkout: self-check by default
+    drawn = sorted({line.split("::")[0] for line in res.outlines if line.startswith("tasks/") and "@" in line})
+    assert len(drawn) == 5  # the default draw of 5 variants, from this bench's two templates only
+    assert all(f.startswith((f"tasks/{QUANT}@", f"tasks/{DRUMS}@")) for f in drawn), drawn
+    res = _run(pytester, "--collect-only", "-q", "--overdub-variants=0")
     got = [line for line in res.outlines if "::" in line]
     assert got == [
         "tasks::bench",
@@ -314,7 +318,8 @@ def test_self_check_items_and_the_bench_rule(pytester, bench):
         f"tasks/{DRUMS}.json::{DRUMS}::near-four-on-floor", f"tasks/{DRUMS}.json::{DRUMS}::repeat",
     ]
     report = pytester.path / "self.json"
-    res = _run(pytester, "-k", f"bench or ({QUANT} and (oracle or baseline))", f"--overdub-report={report}")
+    res = _run(pytester, "-k", f"bench or ({QUANT} and (oracle or baseline))", f"--overdub-report={report}",
+               "--overdub-variants=0")
     res.assert_outcomes(passed=2, failed=1)
     res.stdout.fnmatch_lines(["the bench is not valid:", "  2 tasks (want at least 12)"])
     data = json.loads(report.read_text())
@@ -327,10 +332,10 @@ def test_self_check_items_and_the_bench_rule(pytester, bench):
 def test_self_check_has_an_item_per_alternative_and_cheat_named_for_its_file(pytester, bench):
     shutil.copy(bench.oracle_path(QUANT), bench.root / "oracles" / f"{QUANT}.alt-again.json")
     shutil.copy(bench.near_miss_paths(QUANT)[0], bench.root / "near_misses" / f"{QUANT}.cheat-straight.json")
-    res = _run(pytester, "--collect-only", "-q", "-k", QUANT)
+    res = _run(pytester, "--collect-only", "-q", "-k", QUANT, "--overdub-variants=0")
     got = [line.split("::")[-1] for line in res.outlines if "::" in line]
     assert got == ["oracle", "baseline", "alt-again", "near-straight", "cheat-straight", "repeat"]
-    res = _run(pytester, "-k", "alt- or cheat-", "--overdub-trust-kernels")
+    res = _run(pytester, "-k", "alt- or cheat-", "--overdub-trust-kernels", "--overdub-variants=0")
     res.assert_outcomes(passed=2)
 
 
@@ -338,7 +343,7 @@ def test_checkout_runs_testpaths_and_self_check_but_explicit_args_only_those(pyt
     pytester.makeini("[pytest]\ntestpaths = tests\n")
     (pytester.path / "tests").mkdir()
     (pytester.path / "tests" / "test_a.py").write_text("def test_a():\n    assert 1 + 1 == 2\n")
-    res = _run(pytester, "--collect-only", "-q")
+    res = _run(pytester, "--collect-only", "-q", "--overdub-variants=0")
     got = [line for line in res.outlines if "::" in line]
     assert got[0] == "tests/test_a.py::test_a" and "tasks::bench" in got and len(got) == 10
     res = _run(pytester, "--collect-only", "-q", "tests/test_a.py")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pytest_overdub.bench.checks import measure_scope
-from pytest_overdub.bench.context import Context, span_frames
+from pytest_overdub.bench.context import Context, clear_process_caches, span_frames
 from pytest_overdub.bench.model import Scope
 from pytest_overdub.bench.tasks import bundled_bench, score_task
 from pytest_overdub.bench.validity import load_answer
@@ -126,7 +126,14 @@ def test_a_relative_figure_on_a_muted_named_track_reads_it_silent():
 
 # --- caches by content ---------------------------------------------------------------------------
 
-def test_equal_songs_built_separately_share_a_render_and_a_value():
+@pytest.fixture
+def fresh_process_memo():
+    """In a scorer process (the runtime entered by an earlier test) a context's values may come from the
+    process memo: these tests count what one context renders, so they start from an empty one."""
+    clear_process_caches()
+
+
+def test_equal_songs_built_separately_share_a_render_and_a_value(fresh_process_memo):
     one, two = _song(_track("a", 60), _track("b", 64)), _song(_track("a", 60), _track("b", 64))
     assert one is not two
     ctx = Context(start=one, song=two, trusted=True)
@@ -134,7 +141,7 @@ def test_equal_songs_built_separately_share_a_render_and_a_value():
     assert (len(ctx._renders), len(ctx._values)) == (1, 1)
 
 
-def test_a_changed_song_gets_its_own_entry_and_a_change_outside_the_scope_does_not():
+def test_a_changed_song_gets_its_own_entry_and_a_change_outside_the_scope_does_not(fresh_process_memo):
     start = _song(_track("a", 60), _track("b", 64))
     louder = _song(dict(_track("a", 60), gain=-6.0), _track("b", 64))
     other = _song(_track("a", 60), _track("b", 65))
