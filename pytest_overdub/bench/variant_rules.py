@@ -81,15 +81,11 @@ def _make(v: Variant, answer: Answer) -> str:
 
 def _again(v: Variant, bench: Bench, *, trusted: bool | None) -> TaskResult:
     """The oracle scored again from scratch: song tasks with fresh renders and fresh random ids; an audio
-    task's files made again into a fresh folder; a transcription task's notes made and matched again."""
+    task's files made again (in memory); a transcription task's notes made and matched again."""
     if v.task.is_audio:
-        import tempfile
-        from pathlib import Path
-
         from .audio.validity import score_made
 
-        with tempfile.TemporaryDirectory(prefix="overdub-repeat-") as tmp:
-            return score_made(v.task, _make(v, v.oracle), bench, fresh=Path(tmp))
+        return score_made(v.task, _make(v, v.oracle), bench, fresh=True)
     if v.task.family == TRANSCRIPTION:
         return score_answer(v, v.oracle, bench, trusted=trusted)
     from .context import clear_process_caches

@@ -98,6 +98,25 @@ def test_an_eval_workspace_and_the_studio_hand_over_a_variants_wavs(tmp_path):
             for i in listed["inputs"]} == {"stems/kick.wav": True, "stems/bass.wav": True}
 
 
+def test_a_variant_is_scored_from_memory_on_inputs_equal_to_the_handed_files(tmp_path, monkeypatch):
+    """Scoring a variant's answer writes nothing into the cache (thousands of variants, 10-25 MB an input);
+    its inputs made in memory are the WAVs ``overdub start`` hands over, bit for bit, so an agent's answer
+    is compared with exactly what it was handed."""
+    from pytest_overdub.bench.audio.inputs import load_inputs, read_wav
+    from pytest_overdub.bench.audio.validity import score_made
+    from pytest_overdub.bench.handoff import write_inputs
+
+    monkeypatch.setenv("OVERDUB_CACHE_DIR", str(tmp_path / "cache"))
+    bench, v = bundled_bench(), variant("mixdown-sidechain-bass@3")
+    assert score_made(v.task, v.oracle.make, bench).score >= 0.9
+    made = load_inputs(v.task, bench)
+    assert not (tmp_path / "cache").exists()
+    handed = write_inputs(v.task, bench, tmp_path / "work")
+    assert sorted(handed) == sorted(made) == ["stems/bass.wav", "stems/kick.wav"]
+    for name, x in made.items():
+        assert read_wav(handed[name]).tobytes() == x.tobytes(), name
+
+
 def test_every_audio_variants_answers_are_registered_makers_and_name_their_checks():
     from pytest_overdub.bench.audio.answers import MAKERS
     from pytest_overdub.bench.variants import templates

@@ -91,6 +91,31 @@ def test_an_audio_input_is_remembered_by_its_content_key_not_its_song_id(tmp_pat
     a, b = tmp_path / "a.wav", tmp_path / "b.wav"
     inputs.write_wav(a, np.full((2, 10), 0.5))
     inputs.write_wav(b, np.full((2, 10), -0.25))
-    x, y = inputs._read_input(a), inputs._read_input(b)
+
+    def read(path):
+        return inputs._remembered([("x.wav", path.name, lambda: inputs.read_wav(path))])["x.wav"]
+
+    x, y = read(a), read(b)
     assert x[0, 0] == 0.5 and y[0, 0] == -0.25 and not x.flags.writeable
-    assert inputs._read_input(a) is x  # read once
+    assert read(a) is x  # read once
+
+
+def test_the_input_memo_keeps_every_input_of_the_task_just_loaded(monkeypatch):
+    """A variant's stems are 50 MB each and made by rendering: a memo that dropped the first of them while
+    loading the fourth would render it again in every rule."""
+    from pytest_overdub.bench.audio import inputs
+
+    monkeypatch.setattr(runtime, "active", lambda: True)
+    monkeypatch.setattr(inputs, "INPUT_MEMO", {})
+    monkeypatch.setattr(inputs, "INPUT_MEMO_BYTES", 2500)  # two of the 1600-byte arrays below would not fit
+    made = []
+
+    def load(*keys):
+        return inputs._remembered([(k, k, lambda k=k: made.append(k) or np.full((2, 100), 0.5)) for k in keys])
+
+    first = load("a", "b", "c")
+    assert list(inputs.INPUT_MEMO) == ["a", "b", "c"] and made == ["a", "b", "c"]
+    again = load("a", "b", "c")  # each rule reads them again: nothing made again
+    assert all(again[k] is first[k] for k in first) and made == ["a", "b", "c"]
+    load("d")
+    assert list(inputs.INPUT_MEMO) == ["d"]  # the oldest dropped first, once they are not the task's

@@ -11,7 +11,8 @@ without dither).
 
 A maker returns ``{answer file name: array}``: float64 ``(2, n)`` written as 24-bit PCM (clipped to full
 scale, as a DAW's export would), or int16 written as is to a 16-bit file; the cache holds them as FLAC
-(lossless), which the reader takes in place of the WAV a task names.
+(lossless), which the reader takes in place of the WAV a task names. A variant's answers are never written:
+:func:`as_held` gives what each file would hold, bit for bit, and they are scored from memory.
 """
 
 from __future__ import annotations
@@ -459,21 +460,37 @@ def write_answer(files: Files, folder: Path) -> Path:
     return folder
 
 
-def make_answer(task: Any, make: str, bench: Any, *, fresh: Path | None = None) -> Path:
-    """The folder holding answer ``make`` (a maker name, or ``do-nothing``) to ``task``: from the cache, or
-    made now. ``fresh``: make it again into that folder, ignoring the cache (the repeat rule)."""
+def as_held(files: Files) -> dict[str, tuple[str, np.ndarray]]:
+    """What :func:`write_answer` would put in each file, in memory: ``{name: (subtype, float64 array)}``,
+    exactly what reading the file back gives (:mod:`.pcm`): int16 as 16-bit PCM, else 24-bit PCM FLAC,
+    clipped to full scale."""
+    from .pcm import flac24, pcm16
+
+    return {name: ("PCM_16", pcm16(x)) if x.dtype == np.int16 else ("PCM_24", flac24(x))
+            for name, x in files.items()}
+
+
+def made_files(task: Any, make: str, inputs: dict[str, np.ndarray]) -> Files:
+    """Answer ``make`` (a maker name, or ``do-nothing``) to ``task``, made from ``inputs`` now."""
     from ...errors import TaskError
-    from .inputs import load_inputs
 
     if make != "do-nothing" and make not in MAKERS:
         raise TaskError(f"make = {make!r}: not a registered answer maker (known: {', '.join(sorted(MAKERS))})")
+    return do_nothing(task, inputs) if make == "do-nothing" else MAKERS[make](inputs)
+
+
+def make_answer(task: Any, make: str, bench: Any, *, fresh: Path | None = None) -> Path:
+    """The folder holding answer ``make`` (a maker name, or ``do-nothing``) to ``task``: from the cache, or
+    made now. ``fresh``: make it again into that folder, ignoring the cache (a published task's repeat rule;
+    a variant's answers are scored from memory, :func:`.validity.score_made`)."""
+    from ...errors import TaskError
+    from .inputs import load_inputs
+
     folder = fresh if fresh is not None else cache_root() / "answers" / answer_key(task, make, bench)
     done = folder / ".done"
     if fresh is None and done.exists():
         return folder
-    inputs = load_inputs(task, bench)
-    files = do_nothing(task, inputs) if make == "do-nothing" else MAKERS[make](inputs)
-    write_answer(files, folder)
+    write_answer(made_files(task, make, load_inputs(task, bench)), folder)
     try:
         done.write_text("ok\n")
     except OSError as exc:

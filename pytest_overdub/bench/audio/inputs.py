@@ -6,8 +6,12 @@ The cache is ``$OVERDUB_CACHE_DIR/audio`` when that variable is set (and not emp
 samples: the song's JSON, the input's own fields, the sample rate and the source of the code that renders
 and processes it (song, dsp, devices, render and this module). It is never committed; deleting the cache
 only costs a render. Files are 24-bit PCM WAV, 48 kHz, stereo, written to a temporary name and renamed,
-so a killed run never leaves half a file. Scoring reads the inputs back from these files, so the checks
-compare an answer with exactly what the agent was handed.
+so a killed run never leaves half a file. Scoring a published task reads the inputs back from these files,
+so the checks compare an answer with exactly what the agent was handed.
+
+A variant's inputs (``<task>@<seed>``: thousands of them, 10-25 MB a file) are written only when handed to an
+agent (:mod:`..handoff`); scoring makes them in memory (:func:`made_inputs`), quantised exactly as the WAV
+holds them (:mod:`.pcm`), so an answer is still compared with what the agent was handed, bit for bit.
 """
 
 from __future__ import annotations
@@ -78,7 +82,9 @@ def read_wav(path: Path):
 
 
 def ensure_inputs(task: Any, bench: Any) -> dict[str, Path]:
-    """Every input of ``task`` as a cached file (rendered now if it is not there yet): name -> path."""
+    """Every input of ``task`` as a cached file (rendered now if it is not there yet): name -> path. For
+    handing the files to an agent, and for scoring a published task; a variant's scoring never writes them
+    (:func:`load_inputs`)."""
     out, renders = {}, {}
     for inp in task.inputs:
         song = bench.song(inp.song)
@@ -92,34 +98,72 @@ def ensure_inputs(task: Any, bench: Any) -> dict[str, Path]:
 
 
 def load_inputs(task: Any, bench: Any) -> dict[str, Any]:
-    """Every input of ``task`` as a float64 (2, n) array, read from its cached file (in a scorer, read once
-    per process: :data:`INPUT_MEMO`)."""
-    return {name: _read_input(p) for name, p in ensure_inputs(task, bench).items()}
+    """Every input of ``task`` as a float64 (2, n) array, exactly what its file holds or would hold. A
+    published task's are read from their cached files; a variant's (``<task>@<seed>``) are made in memory
+    (:func:`made_inputs`) and never written, or read from the file when one was written for an agent. In a
+    scorer each is made or read once per process (:data:`INPUT_MEMO`)."""
+    if "@" in task.id:
+        return made_inputs(task, bench)
+    return _remembered([(name, p.name, lambda p=p: read_wav(p)) for name, p in ensure_inputs(task, bench).items()])
 
 
-#: Inputs a scorer process has read, by file name: the sha256 of everything that decides the samples, so a
-#: name never stands for other samples. An answer's maker and its scoring read the same inputs, and each of
-#: a variant's rules reads them again; they are read from disk once. Read-only arrays (a maker cannot change
-#: what the next one reads); at most :data:`INPUT_MEMO_BYTES`, the oldest dropped first; kept only while the
-#: scorer runtime is active (a library call keeps nothing), emptied with ``INPUT_MEMO.clear()``.
+def made_inputs(task: Any, bench: Any) -> dict[str, Any]:
+    """Every input of ``task`` made in memory: rendered, processed and quantised as its 24-bit WAV would
+    hold it (:func:`.pcm.wav24`), nothing written (a file already in the cache is read instead: the same
+    samples, bit for bit). Read-only arrays, kept in :data:`INPUT_MEMO` by their file names in a scorer."""
+    renders: dict[str, Any] = {}
+
+    def make(inp: Any, song: Any, path: Path):
+        from .pcm import wav24
+
+        if path.exists():
+            return read_wav(path)
+        if inp.song not in renders:
+            renders[inp.song] = _render_song(song)
+        return wav24(_process(inp, song, renders[inp.song]))
+
+    entries = []
+    for inp in task.inputs:
+        song = bench.song(inp.song)
+        path = cache_root() / "inputs" / f"{input_key(inp, song)}.wav"
+        entries.append((inp.name, path.name, lambda inp=inp, song=song, path=path: make(inp, song, path)))
+    return _remembered(entries)
+
+
+#: Inputs a scorer process has made or read, by file name: the sha256 of everything that decides the
+#: samples, so a name never stands for other samples. An answer's maker and its scoring read the same
+#: inputs, and each of a variant's rules reads them again; they are read from disk (or made) once.
+#: Read-only arrays (a maker cannot change what the next one reads); at most :data:`INPUT_MEMO_BYTES`, the
+#: oldest dropped first, but never an input of the task just loaded (a variant's four 50 MB stems would
+#: otherwise be rendered again by each rule); kept only while the scorer runtime is active (a library call
+#: keeps nothing), emptied with ``INPUT_MEMO.clear()``.
 INPUT_MEMO: dict[str, Any] = {}
 INPUT_MEMO_BYTES = 192 << 20
 
 
-def _read_input(path: Path):
+def _remembered(entries: list[tuple[str, str, Any]]) -> dict[str, Any]:
+    """``{name: array}`` for ``(name, file name, make)`` entries: each array made by ``make()`` unless
+    :data:`INPUT_MEMO` holds its file name, read-only."""
     from ... import runtime
 
     if not runtime.active():
-        return read_wav(path)
-    key = path.name
-    x = INPUT_MEMO.pop(key, None)
-    if x is None:
-        x = read_wav(path)
-        x.setflags(write=False)
-    INPUT_MEMO[key] = x  # the newest last
-    while sum(a.nbytes for a in INPUT_MEMO.values()) > INPUT_MEMO_BYTES and len(INPUT_MEMO) > 1:
-        del INPUT_MEMO[next(iter(INPUT_MEMO))]
-    return x
+        out = {}
+        for name, _, make in entries:
+            out[name] = make()
+            out[name].setflags(write=False)
+        return out
+    for _, key, make in entries:
+        x = INPUT_MEMO.pop(key, None)
+        if x is None:
+            x = make()
+            x.setflags(write=False)
+        INPUT_MEMO[key] = x  # the newest last
+    keep = {key for _, key, _ in entries}
+    for key in [k for k in INPUT_MEMO if k not in keep]:
+        if sum(a.nbytes for a in INPUT_MEMO.values()) <= INPUT_MEMO_BYTES:
+            break
+        del INPUT_MEMO[key]
+    return {name: INPUT_MEMO[key] for name, key, _ in entries}
 
 
 def _render_song(song: Any) -> Any:

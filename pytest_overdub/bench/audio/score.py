@@ -60,11 +60,8 @@ def files_result(error: str | None) -> CheckResult:
 
 def score_audio_task(task: Any, folder: Path, *, bench: Any) -> TaskResult:
     """Score the answer in ``folder`` (or ``folder/<task-id>/``) on an audio task."""
-    from ..checks import evaluate
-    from ..tasks import grader_hash
     from .files import answer_folder, read_answer
     from .inputs import SR, load_inputs
-    from ... import BENCH_VERSION
 
     t0 = time.perf_counter()
     inputs = load_inputs(task, bench)
@@ -73,6 +70,32 @@ def score_audio_task(task: Any, folder: Path, *, bench: Any) -> TaskResult:
                              sr=SR)
     except OverdubError as exc:
         return failed_audio(task, str(exc))
+    return scored_audio(task, inputs, answer, t0=t0)
+
+
+def score_held_answer(task: Any, held: dict[str, tuple[str, Any]], *, inputs: dict[str, Any],
+                      source: str) -> TaskResult:
+    """Score a made answer held in memory (``{name: (subtype, float64 array)}``, what its files would hold:
+    :func:`.answers.as_held`) on an audio task, against ``inputs`` (:func:`.inputs.load_inputs`), read by
+    the folder's rules (:func:`.files.read_made`; ``source`` stands for the folder in an error)."""
+    from .files import read_made
+    from .inputs import SR
+
+    t0 = time.perf_counter()
+    try:
+        answer = read_made(task, held, {n: x.shape[1] for n, x in inputs.items()}, sr=SR, source=source)
+    except OverdubError as exc:
+        return failed_audio(task, str(exc))
+    return scored_audio(task, inputs, answer, t0=t0)
+
+
+def scored_audio(task: Any, inputs: dict[str, Any], answer: dict[str, Any], *, t0: float) -> TaskResult:
+    """Every check of ``task`` on answer files that passed the reader, and the house gate."""
+    from ..checks import evaluate
+    from ..tasks import grader_hash
+    from .inputs import SR
+    from ... import BENCH_VERSION
+
     ctx = AudioContext(inputs=inputs, answer=answer, sr=SR)
     results = [evaluate(c, ctx) for c in task.checks] + [files_result(None)]
     return TaskResult(task=task.id, title=task.title, score=task_score(results), checks=tuple(results),

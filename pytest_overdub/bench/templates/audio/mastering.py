@@ -78,17 +78,17 @@ def _tilt(high_db: float) -> dict:
 
 
 def _oracle_holds(inputs: list[dict], songs: "_Songs") -> bool:
-    """Whether ``match.oracle`` on these inputs (the cached files a scorer reads) reads the ``same`` likeness
+    """Whether ``match.oracle`` on these inputs (made in memory as a scorer makes them) reads the ``same`` likeness
     at least :data:`SAME_FLOOR` and the ``match`` difference at most :data:`MATCH_CEILING_DB`."""
     import numpy as np
 
     from ...model import AudioInput
     from ....measure.compare import envelope_correlation, octave_levels_db
     from ...audio.chains import match_spectrum
-    from ...audio.inputs import SR, ensure_inputs, read_wav
+    from ...audio.inputs import SR, made_inputs
 
     task = _Inputs([AudioInput.model_validate(i) for i in inputs])
-    x = {name: read_wav(path) for name, path in ensure_inputs(task, songs).items()}
+    x = made_inputs(task, songs)
     mix, reference = x["mix.wav"], x["reference.wav"]
     y = match_spectrum(mix, reference)
     off_db = float(np.abs(octave_levels_db(y, sr=SR) - octave_levels_db(reference, sr=SR)).max())
@@ -96,7 +96,7 @@ def _oracle_holds(inputs: list[dict], songs: "_Songs") -> bool:
 
 
 class _Inputs:
-    """What :func:`~pytest_overdub.bench.audio.inputs.ensure_inputs` reads of a task: its inputs."""
+    """What :func:`~pytest_overdub.bench.audio.inputs.made_inputs` reads of a task: its inputs."""
 
     def __init__(self, inputs):
         self.inputs = inputs
