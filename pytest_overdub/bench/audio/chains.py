@@ -95,12 +95,15 @@ def truncate16(x: np.ndarray) -> np.ndarray:
 
 
 def octave_bells(x: np.ndarray, gains_db: list[float], *, centres_hz: tuple[float, ...], q: float = 1.4) -> np.ndarray:
-    """A graphic EQ: one peaking bell per centre (RBJ, ``q``), each its gain in dB."""
-    y = x
-    for c, g in zip(centres_hz, gains_db):
-        if abs(g) > 1e-3:
-            y = SOSFilter(rbj_biquad("peak", freq_hz=c, sr=SR, q=q, gain_db=float(g))).process(y)
-    return y
+    """A graphic EQ: one peaking bell per centre (RBJ, ``q``), each its gain in dB; bells within 1e-3 dB of
+    0 left out. The bells run as one cascade through the compiled section loop (:data:`~...dsp.compiled.SOS`:
+    scipy's ``sosfilt`` arithmetic, each section's samples as if filtered alone, about ten times faster than
+    a ``sosfilt`` call per bell); ``x`` itself when no bell is left."""
+    from ...dsp.compiled import SOS
+
+    bells = [rbj_biquad("peak", freq_hz=c, sr=SR, q=q, gain_db=float(g)) for c, g in zip(centres_hz, gains_db)
+             if abs(g) > 1e-3]
+    return SOSFilter(np.array(bells), loop=SOS).process(x) if bells else x
 
 
 #: The most a bell of :func:`match_spectrum` moves its octave, dB. A dark reference tilted darker still
@@ -134,14 +137,16 @@ def left_right(mid: np.ndarray, side: np.ndarray) -> np.ndarray:
 
 def ms_master(x: np.ndarray, *, mono_below_hz: float, wide_above_hz: float, wide_db: float) -> np.ndarray:
     """Side below ``mono_below_hz`` removed, side above ``wide_above_hz`` raised by ``wide_db`` (LR4 splits);
-    the mid runs through the same allpasses so mid and side stay aligned."""
+    the mid runs through the same allpasses so mid and side stay aligned. The filters run compiled (scipy's
+    ``sosfilt`` arithmetic, :func:`~...dsp.filters.sos_samples`)."""
+    from ...dsp.compiled import SOS
+
     mid, side = mid_side(x)
-    lo_x, hi_x = Crossover(freq_hz=mono_below_hz, sr=SR), Crossover(freq_hz=wide_above_hz, sr=SR)
-    _, side_hi = lo_x.split(side[None, :])
-    s_mid, s_top = hi_x.split(side_hi)
+    side_hi = Crossover(freq_hz=mono_below_hz, sr=SR, loop=SOS).high(side[None, :])
+    s_mid, s_top = Crossover(freq_hz=wide_above_hz, sr=SR, loop=SOS).split(side_hi)
     side = (s_mid + s_top * db_to_gain(wide_db))[0]
-    mid = Crossover(freq_hz=mono_below_hz, sr=SR).allpass(mid[None, :])
-    mid = Crossover(freq_hz=wide_above_hz, sr=SR).allpass(mid)[0]
+    mid = Crossover(freq_hz=mono_below_hz, sr=SR, loop=SOS).allpass(mid[None, :])
+    mid = Crossover(freq_hz=wide_above_hz, sr=SR, loop=SOS).allpass(mid)[0]
     return left_right(mid, side)
 
 
