@@ -40,3 +40,32 @@ def test_ms_master_gives_the_samples_of_its_crossovers_through_scipy():
     mid = sosfilt(_lr4_allpass(freq_hz=4000, sr=SR), mid, axis=-1)[0]
     got = ch.ms_master(x, mono_below_hz=120, wide_above_hz=4000, wide_db=3.0)
     assert np.array_equal(got, np.stack([mid + side, mid - side]))
+
+
+def _drums(seconds: float = 6.0) -> np.ndarray:
+    """Decaying noise hits every 0.45 s (one pair 0.1 s apart, whose first hit the body reading skips)."""
+    n = int(seconds * SR)
+    rng = np.random.default_rng(3)
+    x = np.zeros((2, n))
+    t = np.arange(int(0.3 * SR)) / SR
+    for start in [*np.arange(0.2, seconds - 0.5, 0.45), 3.0 + 0.1]:
+        a = int(start * SR)
+        x[:, a:a + t.size] += rng.standard_normal((2, t.size)) * 0.5 * np.exp(-t / 0.03)
+    return x
+
+
+def test_the_wet_level_mixing_only_the_read_frames_is_the_whole_mix_bisection():
+    """parallel drums: each try of the bisection mixes only the frames the body reading reads; the level
+    found is the one the whole mix gives at every try."""
+    from pytest_overdub.bench.audio.answers import _wet_level
+    from pytest_overdub.bench.audio.readings import hit_change
+
+    x = _drums()
+    wet = ch.compress(x, threshold=-40, ratio=20, attack=0.1, release=80, knee=0, makeup=0)
+    dry = ch.gain(x, -1.0)
+    lo, hi = -30.0, 30.0
+    for _ in range(20):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if hit_change(dry + ch.gain(wet, mid), x, sr=SR, measure="body") < 4.0 else (lo, mid)
+    assert _wet_level(x, wet, dry_db=-1.0) == (lo + hi) / 2
+    assert -30.0 < (lo + hi) / 2 < 30.0  # the bisection found a level inside its range

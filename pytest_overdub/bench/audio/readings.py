@@ -62,8 +62,22 @@ def duck(answer: np.ndarray, source: np.ndarray, hits: np.ndarray, *, sr: int, m
     return _median(out)
 
 
-def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str) -> float:
-    times = hit_times_s(source, sr=sr)
+#: Where a hit's ``body`` is read: from ``BODY_S[0]`` to ``BODY_S[1]`` s after it.
+BODY_S = (0.04, 0.15)
+
+
+def body_frames(times: np.ndarray, *, sr: int, n: int) -> list[tuple[int, int]]:
+    """Frame ranges (within ``n``) that hold every sample :func:`hit_change`'s ``body`` reads after the hits
+    at ``times`` (a frame's margin either side of each window)."""
+    return [(max(0, int(round((t + BODY_S[0]) * sr)) - 1), min(n, int(round((t + BODY_S[1]) * sr)) + 1))
+            for t in times]
+
+
+def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str,
+               times: np.ndarray | None = None) -> float:
+    """The median over hits of ``measure`` in ``answer`` less in ``source`` (see the module); ``times``:
+    the source's :func:`hit_times_s`, when the caller has them."""
+    times = hit_times_s(source, sr=sr) if times is None else times
     if measure == "incoherent":  # frame by frame: a chain's latency (within 20 ms) taken out first
         answer = shifted(answer, latency_samples(answer, source, sr=sr))
     out = []
@@ -76,7 +90,7 @@ def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str)
         elif measure == "incoherent":
             out.append(incoherent_db(answer, source, sr=sr, start_s=t + 0.04, stop_s=t + 0.15))
         else:
-            a, b = t + 0.04, t + 0.15
+            a, b = t + BODY_S[0], t + BODY_S[1]
             out.append(rms_db_in(answer, sr=sr, start_s=a, stop_s=b) - rms_db_in(source, sr=sr, start_s=a, stop_s=b))
     return _median(out)
 
