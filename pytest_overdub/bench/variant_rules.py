@@ -86,8 +86,10 @@ def _again(v: Variant, bench: Bench, *, trusted: bool | None) -> TaskResult:
         import tempfile
         from pathlib import Path
 
+        from ..measure.kept import clear as clear_kept
         from .audio.validity import score_made
 
+        clear_kept()  # the inputs' figures measured afresh too
         with tempfile.TemporaryDirectory(prefix="overdub-repeat-") as tmp:
             return score_made(v.task, _make(v, v.oracle), bench, fresh=Path(tmp))
     if v.task.family == TRANSCRIPTION:

@@ -2,6 +2,7 @@
 simple path: each filter run alone through scipy's ``sosfilt``."""
 
 import numpy as np
+import pytest
 from scipy.signal import sosfilt
 
 from pytest_overdub.bench.audio import chains as ch
@@ -48,7 +49,7 @@ def _drums(seconds: float = 6.0) -> np.ndarray:
     rng = np.random.default_rng(3)
     x = np.zeros((2, n))
     t = np.arange(int(0.3 * SR)) / SR
-    for start in [*np.arange(0.2, seconds - 0.5, 0.45), 3.0 + 0.1]:
+    for start in [*np.arange(0.2, seconds - 0.5, 0.45), seconds / 2 + 0.1]:
         a = int(start * SR)
         x[:, a:a + t.size] += rng.standard_normal((2, t.size)) * 0.5 * np.exp(-t / 0.03)
     return x
@@ -69,3 +70,23 @@ def test_the_wet_level_mixing_only_the_read_frames_is_the_whole_mix_bisection():
         lo, hi = (mid, hi) if hit_change(dry + ch.gain(wet, mid), x, sr=SR, measure="body") < 4.0 else (lo, mid)
     assert _wet_level(x, wet, dry_db=-1.0) == (lo + hi) / 2
     assert -30.0 < (lo + hi) / 2 < 30.0  # the bisection found a level inside its range
+
+
+def test_a_scorer_keeps_an_inputs_master_and_it_is_the_fresh_one(monkeypatch):
+    """The oracle and two cheats of master-streaming-single master the same input alike: a scorer makes it
+    once (the input is read-only), and what it keeps is the master made afresh, bit for bit."""
+    from pytest_overdub import runtime
+    from pytest_overdub.measure.kept import clear
+
+    x = _drums(3.0)
+    fresh = ch.master_to(x, target_lufs=-14.0, ceiling_db=-1.5)
+    x.setflags(write=False)
+    monkeypatch.setattr(runtime, "active", lambda: True)
+    clear()
+    try:
+        first = ch.master_to(x, target_lufs=-14.0, ceiling_db=-1.5)
+        assert ch.master_to(x, target_lufs=-14.0, ceiling_db=-1.5) is first
+        assert ch.master_to(x, target_lufs=-9.0, ceiling_db=-1.5) is not first  # another target: made
+    finally:
+        clear()
+    assert np.array_equal(first, fresh) and ch.lufs(fresh) == pytest.approx(-14.0, abs=0.1)

@@ -32,14 +32,27 @@ def eq(x: np.ndarray, **params: float) -> np.ndarray:
 
 
 def lufs(x: np.ndarray) -> float:
+    """Integrated loudness; an input's is kept for the next maker (:mod:`~...measure.kept`)."""
     from ...measure import integrated_lufs
+    from ...measure.kept import kept
 
-    return integrated_lufs(x, sr=SR)
+    return kept(x, f"lufs {SR}", lambda: integrated_lufs(x, sr=SR))
 
 
 def master_to(x: np.ndarray, *, target_lufs: float, ceiling_db: float = -1.5, release_ms: float = 90.0,
               rounds: int = 4) -> np.ndarray:
-    """Gain into the house limiter, the gain found in a few rounds so the result reads ``target_lufs``."""
+    """Gain into the house limiter, the gain found in a few rounds so the result reads ``target_lufs``.
+    The master of an input is kept for the next maker that asks the same (a read-only array: the oracle
+    and two cheats of master-streaming-single master the mix alike)."""
+    from ...measure.kept import kept
+
+    return kept(x, f"master_to {target_lufs!r} {ceiling_db!r} {release_ms!r} {rounds}",
+                lambda: _master_to(x, target_lufs=target_lufs, ceiling_db=ceiling_db, release_ms=release_ms,
+                                   rounds=rounds))
+
+
+def _master_to(x: np.ndarray, *, target_lufs: float, ceiling_db: float, release_ms: float,
+               rounds: int) -> np.ndarray:
     g = target_lufs - lufs(x)
     y = x
     for _ in range(rounds):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...dsp.levels import FLOOR_DB
+from ...measure.kept import kept
 from ...measure.compare import (block_crest_db, envelope_correlation, gain_curve_db, hit_times_s,
                                 incoherent_db, latency_samples, peak_db_in, rms_db_in, rms_dbfs, shifted)
 
@@ -31,6 +32,11 @@ BETWEEN_PERCENTILE = 2.0
 BETWEEN_AFTER_S, BETWEEN_BEFORE_S = 0.35, 0.02
 
 
+def _hit_times(x: np.ndarray, *, sr: int) -> np.ndarray:
+    """:func:`hit_times_s` of an input, kept for the next answer (:mod:`~pytest_overdub.measure.kept`)."""
+    return kept(x, f"hit-times {sr}", lambda: hit_times_s(x, sr=sr))
+
+
 def _median(values: list[float]) -> float:
     vals = [v for v in values if np.isfinite(v)]
     return float(np.median(vals)) if vals else float("nan")
@@ -38,7 +44,7 @@ def _median(values: list[float]) -> float:
 
 def duck(answer: np.ndarray, source: np.ndarray, hits: np.ndarray, *, sr: int, measure: str) -> float:
     g = gain_curve_db(answer, source, sr=sr, frame_s=FRAME_S)
-    times = hit_times_s(hits, sr=sr)
+    times = _hit_times(hits, sr=sr)
     frame_t = np.arange(g.size) * FRAME_S
     if measure == "between":
         far = np.ones(g.size, bool)
@@ -77,7 +83,7 @@ def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str,
                times: np.ndarray | None = None) -> float:
     """The median over hits of ``measure`` in ``answer`` less in ``source`` (see the module); ``times``:
     the source's :func:`hit_times_s`, when the caller has them."""
-    times = hit_times_s(source, sr=sr) if times is None else times
+    times = _hit_times(source, sr=sr) if times is None else times
     if measure == "incoherent":  # frame by frame: a chain's latency (within 20 ms) taken out first
         answer = shifted(answer, latency_samples(answer, source, sr=sr))
     out = []
@@ -109,6 +115,7 @@ def sequence(answer: np.ndarray, parts: list[np.ndarray], *, sr: int, gap_s: flo
     if measure == "likeness":
         return min(envelope_correlation(answer[:, a:b], p, sr=sr) for (a, b), p in zip(spans, parts))
     if measure == "crest":
-        return max(block_crest_db(p, sr=sr) - block_crest_db(answer[:, a:b], sr=sr) for (a, b), p in zip(spans, parts))
+        return max(kept(p, f"block-crest {sr}", lambda: block_crest_db(p, sr=sr))
+                   - block_crest_db(answer[:, a:b], sr=sr) for (a, b), p in zip(spans, parts))
     loud = [integrated_lufs(answer[:, a:b], sr=sr) for a, b in spans]
     return max(loud) - min(loud) if measure == "spread" else min(loud)

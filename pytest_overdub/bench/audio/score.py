@@ -47,8 +47,10 @@ class AudioContext:
     def lufs(self, ref: str) -> float:
         if ref not in self._lufs:
             from ...measure import integrated_lufs
+            from ...measure.kept import kept
 
-            self._lufs[ref] = integrated_lufs(self.get(ref), sr=self.sr)
+            x = self.get(ref)  # an input's loudness is kept for the next answer
+            self._lufs[ref] = kept(x, f"lufs {self.sr}", lambda: integrated_lufs(x, sr=self.sr))
         return self._lufs[ref]
 
 
