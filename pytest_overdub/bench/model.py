@@ -806,7 +806,8 @@ class BusStemCheck(_Audio):
     def value(self, ctx: Any) -> float:
         from ..measure.compare import bus_gain, residual_db
 
-        g = bus_gain(sum(ctx.get(p) for p in self.parts), ctx.get(self.bus))
+        g = ctx.figure(("bus_gain", tuple(self.parts), self.bus),  # each stem's check reads the same bus
+                       lambda: bus_gain(sum(ctx.get(p) for p in self.parts), ctx.get(self.bus)))
         return residual_db(ctx.get(self.file), ctx.get(self.stem) * g[None, :])
 
 

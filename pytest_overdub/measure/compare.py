@@ -88,9 +88,15 @@ def bus_gain(parts_sum: np.ndarray, bus: np.ndarray, *, floor: float = 1e-6) -> 
     (the same gain on both channels, as a linked compressor or limiter applies); 1 where that channel is
     under ``floor`` (a ratio of near-silences says nothing)."""
     total, out = np.asarray(parts_sum, dtype=np.float64), np.asarray(bus, dtype=np.float64)
-    loud = np.argmax(np.abs(total), axis=0)[None, :]
-    t = np.take_along_axis(total, loud, 0)[0]
-    m = np.take_along_axis(out, loud, 0)[0]
+    if total.ndim == 2 and total.shape[0] == 2 and out.shape == total.shape:
+        # two channels: np.argmax's choice (the first of equals, a NaN first) as a mask, then a selection
+        a0, a1 = np.abs(total[0]), np.abs(total[1])
+        second = (a1 > a0) | (np.isnan(a1) & ~np.isnan(a0))
+        t, m = np.where(second, total[1], total[0]), np.where(second, out[1], out[0])
+    else:
+        loud = np.argmax(np.abs(total), axis=0)[None, :]
+        t = np.take_along_axis(total, loud, 0)[0]
+        m = np.take_along_axis(out, loud, 0)[0]
     g = np.ones_like(t)
     ok = np.abs(t) > floor
     g[ok] = m[ok] / t[ok]
