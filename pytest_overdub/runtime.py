@@ -13,7 +13,8 @@ What :func:`enter` sets, for the life of the process (a second :func:`enter` cha
   which ``render()`` reuses across renders while the runtime is active (a library ``render()`` keeps its
   stems for that one call).
 * the scorer's memo of renders and measured figures (:data:`.bench.context.PROCESS_MEMO`) and of audio
-  tasks' inputs (:data:`.bench.audio.inputs.INPUT_MEMO`), kept by content while the runtime is active.
+  tasks' inputs (:data:`.bench.audio.inputs.INPUT_MEMO`), kept by content while the runtime is active,
+  and the figures of those read-only inputs, kept by identity (:mod:`.measure.kept`).
 * a one-line notice on stderr the first time numba compiles the DSP loops instead of loading them from its
   cache (:mod:`.dsp.jit`).
 * the garbage collector at the end: :func:`end` (the plugin's ``pytest_unconfigure``) or the interpreter's

@@ -237,7 +237,9 @@ PROCESS_MEMO = ProcessMemo()
 
 def clear_process_caches() -> None:
     """Forget every render, stem and value the process keeps, so what is scored next is rendered afresh."""
+    from ..measure.kept import clear as clear_kept
     from ..render.stems import PROCESS_CACHE
 
     PROCESS_CACHE.clear()
     PROCESS_MEMO.clear()
+    clear_kept()

@@ -23,6 +23,7 @@ docs/checks.md, "Devices on the real track" and "Probe families". Conventions:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -337,7 +338,7 @@ def partial_cents(x: np.ndarray, *, sr: int, f0_hz: float) -> float:
     if mono.size < 16 or not np.any(mono):
         return math.inf
     nfft = max(1 << 16, 1 << int(math.ceil(math.log2(mono.size))))
-    mag = np.abs(np.fft.rfft(mono * np.hanning(mono.size), nfft))
+    mag = np.abs(np.fft.rfft(mono * _hann(mono.size), nfft))
     db = 20.0 * np.log10(mag + 1e-12 * mag.max())
     f = np.fft.rfftfreq(nfft, 1.0 / sr)
     ctx_band = (f >= f0_hz / math.sqrt(2)) & (f <= f0_hz * math.sqrt(2))
@@ -354,6 +355,14 @@ def partial_cents(x: np.ndarray, *, sr: int, f0_hz: float) -> float:
     shift = np.where(curve < 0, 0.5 * (left - right) / np.where(curve < 0, curve, -1.0), 0.0)
     hz = (peaks + shift) * sr / nfft
     return float(np.min(np.abs(1200.0 * np.log2(hz / f0_hz))))
+
+
+@functools.lru_cache(maxsize=8)
+def _hann(n: int) -> np.ndarray:
+    """``np.hanning(n)``, read-only, kept: every probe note of a check has the same window length."""
+    w = np.hanning(n)
+    w.setflags(write=False)
+    return w
 
 
 def sounding_s(x: np.ndarray, *, sr: int, drop_db: float = LENGTH_DROP_DB) -> float:

@@ -685,7 +685,10 @@ class ClippedAddedCheck(_Audio):
     def value(self, ctx: Any) -> float:
         from ..measure.compare import clipped_samples
 
-        before = clipped_samples(ctx.get(self.against)) if self.against else 0
+        from ..measure.kept import kept
+
+        x = ctx.get(self.against) if self.against else None
+        before = kept(x, "clipped", lambda: clipped_samples(x)) if self.against else 0
         return float(clipped_samples(ctx.get(self.file)) - before)
 
 
@@ -699,9 +702,11 @@ class TonalBalanceCheck(_Against):
     def value(self, ctx: Any) -> float:
         from ..measure.compare import octave_levels_db
 
+        from ..measure.kept import kept
+
         c = tuple(self.centres_hz)
-        a = octave_levels_db(ctx.get(self.file), sr=ctx.sr, centres_hz=c)
-        b = octave_levels_db(ctx.get(self.against), sr=ctx.sr, centres_hz=c)
+        a, b = (kept(x, f"octave-levels {ctx.sr} {c}", lambda: octave_levels_db(x, sr=ctx.sr, centres_hz=c))
+                for x in (ctx.get(self.file), ctx.get(self.against)))
         return float(abs(a - b).max())
 
 
@@ -713,10 +718,15 @@ class BandChangeCheck(_Against):
 
     def value(self, ctx: Any) -> float:
         from ..measure.compare import band_level_db
+        from ..measure.kept import kept
 
         lo, hi = self.band
-        return (band_level_db(ctx.get(self.file), sr=ctx.sr, lo_hz=lo, hi_hz=hi)
-                - band_level_db(ctx.get(self.against), sr=ctx.sr, lo_hz=lo, hi_hz=hi))
+
+        def level(x) -> float:  # an input's: kept for the next answer
+            return kept(x, f"band-level {ctx.sr} {lo!r} {hi!r}",
+                        lambda: band_level_db(x, sr=ctx.sr, lo_hz=lo, hi_hz=hi))
+
+        return level(ctx.get(self.file)) - level(ctx.get(self.against))
 
 
 class SideBandCheck(_Audio):
@@ -728,9 +738,12 @@ class SideBandCheck(_Audio):
 
     def value(self, ctx: Any) -> float:
         from ..measure import measure_band_side
+        from ..measure.kept import kept
 
-        def side(name: str) -> float:
-            return measure_band_side(ctx.get(name), sr=ctx.sr, lo_hz=self.band[0], hi_hz=self.band[1])
+        def side(name: str) -> float:  # an input's: kept for the next answer
+            x, (lo, hi) = ctx.get(name), self.band
+            return kept(x, f"band-side {ctx.sr} {lo!r} {hi!r}", lambda: measure_band_side(x, sr=ctx.sr, lo_hz=lo,
+                                                                                          hi_hz=hi))
 
         return side(self.file) - (side(self.against) if self.against else 0.0)
 
@@ -793,7 +806,8 @@ class BusStemCheck(_Audio):
     def value(self, ctx: Any) -> float:
         from ..measure.compare import bus_gain, residual_db
 
-        g = bus_gain(sum(ctx.get(p) for p in self.parts), ctx.get(self.bus))
+        g = ctx.figure(("bus_gain", tuple(self.parts), self.bus),  # each stem's check reads the same bus
+                       lambda: bus_gain(sum(ctx.get(p) for p in self.parts), ctx.get(self.bus)))
         return residual_db(ctx.get(self.file), ctx.get(self.stem) * g[None, :])
 
 

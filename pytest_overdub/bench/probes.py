@@ -164,13 +164,13 @@ def echo_at(ctx: Context, track: Track, tempo: float, *, inserts: bool, pitch: i
 
 def decay_figures(x: np.ndarray, *, sr: int, starts_s: list[float], window_s: float,
                   threshold_db: float) -> list[tuple[float, float]]:
-    """Per note: (seconds from strike to the last 10 ms frame above threshold, peak dBFS)."""
-    mono = np.max(np.abs(x), axis=0)
+    """Per note: (seconds from strike to the last 10 ms frame above threshold, peak dBFS). Each note's
+    window is read alone (peak |x| over channels), not a whole-render copy."""
     frame = sr // 100
     out = []
     for s in starts_s:
         a = seconds_to_frames(s, sr=sr)
-        seg = mono[a: a + seconds_to_frames(window_s, sr=sr)]
+        seg = np.max(np.abs(x[:, a: a + seconds_to_frames(window_s, sr=sr)]), axis=0)
         n = len(seg) // frame
         env = seg[: n * frame].reshape(n, frame).max(axis=1) if n else np.zeros(1)
         above = np.nonzero(env > 10 ** (threshold_db / 20))[0]

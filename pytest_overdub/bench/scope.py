@@ -384,7 +384,8 @@ def _silenced(ctx: Any, track_id: str) -> str | None:
     starting song where it played (within 20 dB of its own level there), its stem fell more than
     :data:`INAUDIBLE_DB` under where it was."""
     a, b = _stem(ctx, ctx.start, track_id), _stem(ctx, ctx.song, track_id)
-    whole = _level_db(a)
+    key = ("scope.level", ctx.render_key(ctx.start, (track_id,)))
+    whole = ctx.value((*key, None), lambda: _level_db(a))  # the starting stem's levels: once per process
     if whole <= SILENT_DB:
         return None
     drop = whole - _level_db(b)
@@ -392,9 +393,9 @@ def _silenced(ctx: Any, track_id: str) -> str | None:
         return f"made inaudible ({drop:.0f} dB quieter)"
     for sec in ctx.start.sections:
         (lo, hi), = _frames(ctx.start, [(sec.start, sec.start + sec.length)], ctx.sr, a.shape[-1])
-        before = _level_db(a[:, lo:hi])
-        if before >= whole - 20.0 and before - _level_db(b[:, lo:hi]) > INAUDIBLE_DB:
-            return f"made inaudible in {sec.name or sec.id} ({before - _level_db(b[:, lo:hi]):.0f} dB quieter)"
+        before = ctx.value((*key, lo, hi), lambda: _level_db(a[:, lo:hi]))
+        if before >= whole - 20.0 and before - (after := _level_db(b[:, lo:hi])) > INAUDIBLE_DB:
+            return f"made inaudible in {sec.name or sec.id} ({before - after:.0f} dB quieter)"
     return None
 
 

@@ -170,8 +170,10 @@ def check_repeat(task: Task, bench: Bench, *, first: TaskResult | None = None,
     if first is None:
         first, _ = _score_file(task, bench.oracle_path(task.id), bench, kind="oracle", trusted=trusted)
     if task.is_audio:
+        from ..measure.kept import clear as clear_kept
         from .audio.validity import repeat
 
+        clear_kept()  # the inputs' figures and masters measured and made afresh too
         second = repeat(task, bench)
     elif task.family == TRANSCRIPTION:  # no song is rendered: the answer is made and matched again
         second, _ = _score_file(task, bench.oracle_path(task.id), bench, kind="oracle", trusted=trusted)

@@ -83,8 +83,10 @@ def _again(v: Variant, bench: Bench, *, trusted: bool | None) -> TaskResult:
     """The oracle scored again from scratch: song tasks with fresh renders and fresh random ids; an audio
     task's files made again (in memory); a transcription task's notes made and matched again."""
     if v.task.is_audio:
+        from ..measure.kept import clear as clear_kept
         from .audio.validity import score_made
 
+        clear_kept()  # the inputs' figures measured afresh too
         return score_made(v.task, _make(v, v.oracle), bench, fresh=True)
     if v.task.family == TRANSCRIPTION:
         return score_answer(v, v.oracle, bench, trusted=trusted)

@@ -119,3 +119,26 @@ def test_bus_gain_recovers_a_linked_gain_and_is_one_over_silence():
     got = bus_gain(parts, parts * g[None, :])
     assert got[:400] == pytest.approx(g[:400]) and got[500:] == pytest.approx(g[500:])
     assert (got[400:500] == 1.0).all()
+
+
+def test_bus_gain_on_two_channels_picks_argmaxs_channel_with_ties_zeros_and_nans():
+    """The stereo path selects the louder channel as ``np.argmax`` over channels does (the first of equal
+    magnitudes, a NaN before any number) and gives its gains bit for bit."""
+    from pytest_overdub.measure.compare import bus_gain
+
+    rng = np.random.default_rng(8)
+    total = rng.standard_normal((2, 400))
+    total[:, :40] = [[0.5], [-0.5]]  # ties
+    total[:, 40:60] = [[0.0], [-0.0]]
+    total[0, 60:70], total[1, 70:80] = np.nan, np.nan
+    total[:, 80:90] = np.nan
+    total[:, 90:100] = [[1e-7], [-2e-7]]  # under the floor
+    bus = total * 0.5 + rng.standard_normal((2, 400)) * 0.01
+    loud = np.argmax(np.abs(total), axis=0)[None, :]
+    t, m = np.take_along_axis(total, loud, 0)[0], np.take_along_axis(bus, loud, 0)[0]
+    want = np.ones_like(t)
+    ok = np.abs(t) > 1e-6
+    want[ok] = m[ok] / t[ok]
+    got = bus_gain(total, bus)
+    assert got.tobytes() == want.tobytes()
+    assert got[60:100].tolist() == [1.0] * 40  # a NaN or a near-silence says nothing: gain 1

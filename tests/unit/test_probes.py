@@ -210,3 +210,25 @@ def test_drawn_velocities_and_lengths_cover_their_range_whatever_the_seed():
         vs = dc.draw_strata(np.random.default_rng(seed), 0.5, 1.0, n=11)
         assert min(vs) < 0.5 + 0.5 / 11 and max(vs) > 1.0 - 0.5 / 11
         assert sorted(int((v - 0.5) / (0.5 / 11)) for v in vs) == list(range(11))
+
+
+def test_decay_figures_read_each_window_alone_as_from_the_whole_renders_envelope():
+    """Each note's window is read from its own samples: the figures of the peak over channels taken of the
+    whole render first."""
+    from pytest_overdub.bench.probes import decay_figures
+
+    sr = 48000
+    t = np.arange(int(4.0 * sr)) / sr
+    x = np.zeros((2, 3 * t.size + 1000))
+    for i, tau in enumerate((0.05, 0.3, 1.0)):
+        x[i % 2, i * t.size:(i + 1) * t.size] = 0.8 * np.exp(-t / tau) * np.sin(2 * np.pi * 220 * t)
+    starts = [0.0, 4.0, 8.0, 12.5]
+    got = decay_figures(x, sr=sr, starts_s=starts, window_s=4.0, threshold_db=-60.0)
+    mono, frame = np.max(np.abs(x), axis=0), sr // 100
+    for s, (secs, peak) in zip(starts, got):
+        seg = mono[int(s * sr): int(s * sr) + 4 * sr]
+        env = seg[: len(seg) // frame * frame].reshape(-1, frame).max(axis=1) if len(seg) >= frame else np.zeros(1)
+        above = np.nonzero(env > 1e-3)[0]
+        assert secs == ((above[-1] + 1) * frame / sr if above.size else 0.0)
+        assert peak == float(20 * np.log10(max(env.max(), 1e-6)))
+    assert got[1][0] == pytest.approx(0.3 * np.log(0.8 / 1e-3), abs=0.02)  # a 0.3 s decay to -60 dBFS

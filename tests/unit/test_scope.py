@@ -313,3 +313,26 @@ def test_deleting_every_track_is_an_edit_that_removes_them_not_another_song():
     names = ("Kick", "Kit", "Bass", "Keys", "Hook")
     r = gate("mix-master-loudness", [{"type": "track.remove", "track": n} for n in names])
     assert r.value == 5 and failed(r, "Kick removed", "Hook removed")
+
+
+def test_a_scorer_keeps_the_starting_stems_levels_and_reads_them_as_fresh(monkeypatch):
+    """In a scorer the starting stems' levels (whole and per section) are measured once per process; a
+    context reading them kept finds what a fresh measurement finds."""
+    from pytest_overdub import runtime
+    from pytest_overdub.bench.context import PROCESS_MEMO, clear_process_caches
+
+    duck = [{"type": "insert.add", "track": "Keys", "insert": {"device": "core.width"}, "ref": "w"},
+            {"type": "auto.write", "track": "Keys", "insert": "$w", "param": "gain",
+             "points": [{"t": 0, "v": 0}, {"t": 16, "v": 0}, {"t": 16.001, "v": -36}]}]
+    fresh = gate("mix-hook-in-front", duck)
+    monkeypatch.setattr(runtime, "active", lambda: True)
+    clear_process_caches()
+    try:
+        first = gate("mix-hook-in-front", duck)
+        kept = [k for k in PROCESS_MEMO._values if k[0] == "scope.level"]
+        assert kept
+        second = gate("mix-hook-in-front", duck)
+        assert [k for k in PROCESS_MEMO._values if k[0] == "scope.level"] == kept
+    finally:
+        clear_process_caches()
+    assert fresh.detail == first.detail == second.detail and failed(second, "Keys made inaudible in Chorus")

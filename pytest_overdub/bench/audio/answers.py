@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...measure.compare import bus_gain
+from ...measure.compare import bus_gain, hit_times_s
 from . import chains as ch
 from .inputs import SR, cache_root, code_hash, input_key, write_wav
 
@@ -257,14 +257,21 @@ def _smash_makeup(x: np.ndarray, comp: dict, *, dry_db: float) -> float:
 
 
 def _wet_level(x: np.ndarray, wet: np.ndarray, *, dry_db: float) -> float:
-    """The level of ``wet`` under the dry ``x`` that lifts the body by 4 dB (bisection on the level)."""
-    from .readings import hit_change
+    """The level of ``wet`` under the dry ``x`` that lifts the body by 4 dB (bisection on the level). Each
+    try mixes only the frames the body reading reads (:func:`~.readings.body_frames`), the hits found in
+    ``x`` once: the same samples there as the whole mix, the same reading."""
+    from .readings import body_frames, hit_change
 
     dry = ch.gain(x, dry_db)
+    times = hit_times_s(x, sr=SR)
+    frames = body_frames(times, sr=SR, n=x.shape[1])
+    mix = np.zeros(x.shape)  # never read outside ``frames``
     lo, hi = -30.0, 30.0
     for _ in range(20):
         mid = (lo + hi) / 2
-        body = hit_change(dry + ch.gain(wet, mid), x, sr=SR, measure="body")
+        for a, b in frames:
+            mix[:, a:b] = dry[:, a:b] + ch.gain(wet[:, a:b], mid)
+        body = hit_change(mix, x, sr=SR, measure="body", times=times)
         lo, hi = (mid, hi) if body < 4.0 else (lo, mid)
     return (lo + hi) / 2
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...dsp.levels import FLOOR_DB
+from ...measure.kept import kept
 from ...measure.compare import (block_crest_db, envelope_correlation, gain_curve_db, hit_times_s,
                                 incoherent_db, latency_samples, peak_db_in, rms_db_in, rms_dbfs, shifted)
 
@@ -31,6 +32,11 @@ BETWEEN_PERCENTILE = 2.0
 BETWEEN_AFTER_S, BETWEEN_BEFORE_S = 0.35, 0.02
 
 
+def _hit_times(x: np.ndarray, *, sr: int) -> np.ndarray:
+    """:func:`hit_times_s` of an input, kept for the next answer (:mod:`~pytest_overdub.measure.kept`)."""
+    return kept(x, f"hit-times {sr}", lambda: hit_times_s(x, sr=sr))
+
+
 def _median(values: list[float]) -> float:
     vals = [v for v in values if np.isfinite(v)]
     return float(np.median(vals)) if vals else float("nan")
@@ -38,7 +44,7 @@ def _median(values: list[float]) -> float:
 
 def duck(answer: np.ndarray, source: np.ndarray, hits: np.ndarray, *, sr: int, measure: str) -> float:
     g = gain_curve_db(answer, source, sr=sr, frame_s=FRAME_S)
-    times = hit_times_s(hits, sr=sr)
+    times = _hit_times(hits, sr=sr)
     frame_t = np.arange(g.size) * FRAME_S
     if measure == "between":
         far = np.ones(g.size, bool)
@@ -62,8 +68,22 @@ def duck(answer: np.ndarray, source: np.ndarray, hits: np.ndarray, *, sr: int, m
     return _median(out)
 
 
-def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str) -> float:
-    times = hit_times_s(source, sr=sr)
+#: Where a hit's ``body`` is read: from ``BODY_S[0]`` to ``BODY_S[1]`` s after it.
+BODY_S = (0.04, 0.15)
+
+
+def body_frames(times: np.ndarray, *, sr: int, n: int) -> list[tuple[int, int]]:
+    """Frame ranges (within ``n``) that hold every sample :func:`hit_change`'s ``body`` reads after the hits
+    at ``times`` (a frame's margin either side of each window)."""
+    return [(max(0, int(round((t + BODY_S[0]) * sr)) - 1), min(n, int(round((t + BODY_S[1]) * sr)) + 1))
+            for t in times]
+
+
+def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str,
+               times: np.ndarray | None = None) -> float:
+    """The median over hits of ``measure`` in ``answer`` less in ``source`` (see the module); ``times``:
+    the source's :func:`hit_times_s`, when the caller has them."""
+    times = _hit_times(source, sr=sr) if times is None else times
     if measure == "incoherent":  # frame by frame: a chain's latency (within 20 ms) taken out first
         answer = shifted(answer, latency_samples(answer, source, sr=sr))
     out = []
@@ -76,7 +96,7 @@ def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str)
         elif measure == "incoherent":
             out.append(incoherent_db(answer, source, sr=sr, start_s=t + 0.04, stop_s=t + 0.15))
         else:
-            a, b = t + 0.04, t + 0.15
+            a, b = t + BODY_S[0], t + BODY_S[1]
             out.append(rms_db_in(answer, sr=sr, start_s=a, stop_s=b) - rms_db_in(source, sr=sr, start_s=a, stop_s=b))
     return _median(out)
 
@@ -95,6 +115,7 @@ def sequence(answer: np.ndarray, parts: list[np.ndarray], *, sr: int, gap_s: flo
     if measure == "likeness":
         return min(envelope_correlation(answer[:, a:b], p, sr=sr) for (a, b), p in zip(spans, parts))
     if measure == "crest":
-        return max(block_crest_db(p, sr=sr) - block_crest_db(answer[:, a:b], sr=sr) for (a, b), p in zip(spans, parts))
+        return max(kept(p, f"block-crest {sr}", lambda: block_crest_db(p, sr=sr))
+                   - block_crest_db(answer[:, a:b], sr=sr) for (a, b), p in zip(spans, parts))
     loud = [integrated_lufs(answer[:, a:b], sr=sr) for a, b in spans]
     return max(loud) - min(loud) if measure == "spread" else min(loud)

@@ -27,6 +27,13 @@ class AudioContext:
     answer: dict[str, Any]
     sr: int
     _lufs: dict[str, float] = field(default_factory=dict)
+    _figures: dict[tuple, Any] = field(default_factory=dict)
+
+    def figure(self, key: tuple, compute: Any) -> Any:
+        """``compute()``, once per context under ``key`` (what it reads of this context's files)."""
+        if key not in self._figures:
+            self._figures[key] = compute()
+        return self._figures[key]
 
     def get(self, ref: str):
         """An answer file by name, or an input as ``input:<name>``."""
@@ -47,8 +54,10 @@ class AudioContext:
     def lufs(self, ref: str) -> float:
         if ref not in self._lufs:
             from ...measure import integrated_lufs
+            from ...measure.kept import kept
 
-            self._lufs[ref] = integrated_lufs(self.get(ref), sr=self.sr)
+            x = self.get(ref)  # an input's loudness is kept for the next answer
+            self._lufs[ref] = kept(x, f"lufs {self.sr}", lambda: integrated_lufs(x, sr=self.sr))
         return self._lufs[ref]
 
 
