@@ -60,13 +60,19 @@ def probe_rng(song: Song, track: Track, *, salt: str) -> np.random.Generator:
 
 
 def tempo_strata(*, lo: float, hi: float, n: int) -> list[tuple[float, float]]:
-    """The ``n`` ranges :func:`draw_tempos` draws from: [lo, hi] cut into ``n`` equal strata of width
-    ``w = (hi - lo) / n``, each shrunk by ``w / 4`` at every boundary it shares with a neighbour (not at
-    ``lo`` or ``hi``), so two drawn tempos are at least ``w / 2`` apart whatever the seed."""
+    """The ``n`` ranges :func:`draw_tempos` draws from: :func:`strata` with a gap, so two drawn tempos are
+    at least ``w / 2`` apart whatever the seed (``w = (hi - lo) / n``)."""
+    return strata(lo=lo, hi=hi, n=n, gap=True)
+
+
+def strata(*, lo: float, hi: float, n: int, gap: bool) -> list[tuple[float, float]]:
+    """[lo, hi] cut into ``n`` equal strata of width ``w = (hi - lo) / n``, in order; with ``gap`` each is
+    shrunk by ``w / 4`` at every boundary it shares with a neighbour (not at ``lo`` or ``hi``)."""
     if n == 0:
         return []
     w = (hi - lo) / n
-    return [(lo + i * w + (w / 4 if i > 0 else 0.0), lo + (i + 1) * w - (w / 4 if i < n - 1 else 0.0))
+    cut = w / 4 if gap else 0.0
+    return [(lo + i * w + (cut if i > 0 else 0.0), lo + (i + 1) * w - (cut if i < n - 1 else 0.0))
             for i in range(n)]
 
 
@@ -109,8 +115,7 @@ def draw_strata(rng: np.random.Generator, lo: float, hi: float, *, n: int) -> li
     when lo == hi): whatever the seed, every part of the range is played."""
     if lo == hi:
         return [float(lo)] * n
-    w = (hi - lo) / n
-    values = [float(rng.uniform(lo + i * w, lo + (i + 1) * w)) for i in range(n)]
+    values = [float(rng.uniform(a, b)) for a, b in strata(lo=lo, hi=hi, n=n, gap=False)]
     return [values[i] for i in rng.permutation(n)]
 
 
