@@ -343,6 +343,20 @@ def add_times(dst, src, level, env):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def add_driven(out, s, y, div, amp, level):  # pragma: no cover - compiled
+    """``out[c, s:s + m] += (y / div) · (amp · level)`` on both sides, ``m = len(y)``, in one pass: the
+    numpy steps ``y /= div``, ``amp *= level``, ``y *= amp`` and the add of ``y`` into each side, in
+    their order, without writing ``y`` or ``amp``."""
+    m = y.shape[0]  # the caller keeps s..s + m inside out
+    left = out[0, s:s + m]
+    right = out[1, s:s + m]
+    for i in range(m):
+        v = (y[i] / div) * (amp[i] * level)
+        left[i] = left[i] + v
+        right[i] = right[i] + v
+
+
+@njit(cache=True)
 def osc_bank_fixed_into(out, d0, n, ratios, ph0, gl, gr, shape, pw, sub):  # pragma: no cover - compiled
     """:func:`osc_bank_fixed` written into ``out[:, :n]`` (zeroed first), so a caller can reuse one
     buffer for every note instead of a fresh array (and its page faults) per note."""
@@ -497,10 +511,11 @@ def tapped_lowpassed(x, delays, gains, coeff):  # pragma: no cover - compiled
     over the chunk in place: the same sums in the same order as one pass per sample.
     """
     n = x.shape[0]
-    y = np.zeros(n)
+    y = np.empty(n)
     state = 0.0
-    for a in range(0, n, 4096):  # cache-sized chunks: the taps, then the one-pole
+    for a in range(0, n, 4096):  # cache-sized chunks: zeros, the taps, then the one-pole
         b = min(n, a + 4096)
+        y[a:b] = 0.0  # zeroed here, in cache, rather than in a pass of its own over the whole array
         for k in range(delays.shape[0]):
             d = max(delays[k], 0)
             lo = max(a, d)  # frames before the tap's first input add nothing
@@ -740,6 +755,9 @@ class Bass(_Synth):
         y = svf_lowpass(x[None, :], g, k)[0]
         y *= 1.0 + 4.0 * drive
         np.tanh(y, out=y)
+        if 0 <= g0 and g0 + length <= n_frames:  # (tanh / (1 + drive)) (LEVEL amp), added into both sides
+            add_driven(out, g0, y, 1.0 + drive, amp, self.LEVEL)
+            return
         y /= 1.0 + drive
         amp *= self.LEVEL  # LEVEL * amp * y, in place
         y *= amp

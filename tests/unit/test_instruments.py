@@ -386,3 +386,25 @@ def test_keys_tine_phases_and_adds_are_the_numpy_steps():
     expect[100:] += (body * fast[0]) * 0.36
     add_times_env(bus, 100, body, np.full(m, fast[0]), 0.36)
     assert np.array_equal(bus, expect)
+
+
+def test_a_drum_hit_and_the_bass_are_added_in_as_the_numpy_steps_add_them():
+    from pytest_overdub.devices.drums import add_hit
+    from pytest_overdub.devices.synths import add_driven
+
+    rng = np.random.default_rng(9)
+    mono = rng.standard_normal(700)
+    for panned, gl, gr, room in ((False, 1.0, 1.0, 0.0), (True, 0.61, 1.27, 0.35)):
+        buf, send = rng.standard_normal((2, 1000)), rng.standard_normal(1000)
+        want_buf, want_send = buf.copy(), send.copy()
+        want_buf[0, 300:] += gl * mono if panned else mono
+        want_buf[1, 300:] += gr * mono if panned else mono
+        if room > 0:
+            want_send[300:] += room * mono
+        add_hit(buf, send, 300, mono, gl, gr, panned, room)
+        assert np.array_equal(buf, want_buf) and np.array_equal(send, want_send)
+    out, amp = rng.standard_normal((2, 1000)), rng.uniform(0.0, 1.0, 700)
+    want = out.copy()
+    want[:, 300:] += (mono / 1.4) * (amp * 0.55)
+    add_driven(out, 300, mono, 1.4, amp, 0.55)
+    assert np.array_equal(out, want)
