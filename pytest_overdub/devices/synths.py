@@ -86,6 +86,23 @@ def svf_lowpass_into(x, g, k, y):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def svf_lowpass_scaled_into(x, g, k, scale, y):  # pragma: no cover - compiled
+    """:func:`svf_lowpass_into` of a two-channel ``x`` with each output sample times ``scale[i]`` as it is
+    written (``y *= scale`` after the filter, without its pass); ``y`` may be ``x``. Other channel counts
+    raise ValueError."""
+    n_ch, n = x.shape
+    if n_ch != 2:
+        raise ValueError("svf_lowpass_scaled_into takes two channels")
+    l1 = l2 = r1 = r2 = 0.0
+    for i in range(n):
+        a1, a2, a3 = _svf_coeffs(g[i], k)
+        v, l1, l2 = _svf_step(x[0, i], l1, l2, a1, a2, a3)
+        y[0, i] = v * scale[i]
+        v, r1, r2 = _svf_step(x[1, i], r1, r2, a1, a2, a3)
+        y[1, i] = v * scale[i]
+
+
+@njit(cache=True)
 def svf_lowpass_add(x, g, k, level, env, out, s):  # pragma: no cover - compiled
     """``out[:, s:s + n] += (level·env) · svf_lowpass(x, g, k)`` for a two-channel ``x`` ``(2, n)``, in
     one pass: the filter of :func:`svf_lowpass_into`, then each sample scaled by ``level·env[i]`` and
@@ -354,6 +371,18 @@ def add_driven(out, s, y, div, amp, level):  # pragma: no cover - compiled
         v = (y[i] / div) * (amp[i] * level)
         left[i] = left[i] + v
         right[i] = right[i] + v
+
+
+@njit(cache=True)
+def add_panned(out, s, y, gain_left, gain_right):  # pragma: no cover - compiled
+    """``out[0, s:s + m] += gain_left·y`` and ``out[1, s:s + m] += gain_right·y`` for ``m = len(y)`` (the
+    caller keeps them inside ``out``), one pass and no product arrays: the numpy steps' arithmetic."""
+    m = y.shape[0]
+    left = out[0, s:s + m]
+    right = out[1, s:s + m]
+    for i in range(m):
+        left[i] = left[i] + gain_left * y[i]
+        right[i] = right[i] + gain_right * y[i]
 
 
 @njit(cache=True)
@@ -893,9 +922,7 @@ class Pluck(_Synth):
             gl, gr = _pan_gains(self._pan(note, p))
             if p["body"] not in by_body:
                 by_body[p["body"]] = np.zeros((2, n_frames))
-            buf = by_body[p["body"]]
-            buf[0, s:e] += gl * y
-            buf[1, s:e] += gr * y
+            add_panned(by_body[p["body"]], s, y, gl, gr)  # buf[0, s:e] += gl * y, buf[1, s:e] += gr * y
         for body, buf in by_body.items():
             if out is None:
                 out = buf  # the first bus is the output (0 + x is x)
@@ -1029,9 +1056,8 @@ class Pad(_Synth):
         swell += 1.0
         swell *= 0.1 * motion
         np.subtract(1.0, swell, out=swell)
-        y = x  # the bus is the pad's own: filtered in place
-        svf_lowpass_into(x, g, 1.2, y)
-        y *= swell
+        y = x  # the bus is the pad's own: filtered and swelled in place, one pass
+        svf_lowpass_scaled_into(x, g, 1.2, swell, y)
         if p["chorus"] > 0:
             y = self._chorus(y, p["chorus"], t0)
         if p["space"] > 0:

@@ -390,7 +390,7 @@ def test_keys_tine_phases_and_adds_are_the_numpy_steps():
 
 def test_a_drum_hit_and_the_bass_are_added_in_as_the_numpy_steps_add_them():
     from pytest_overdub.devices.drums import add_hit
-    from pytest_overdub.devices.synths import add_driven
+    from pytest_overdub.devices.synths import add_driven, add_panned
 
     rng = np.random.default_rng(9)
     mono = rng.standard_normal(700)
@@ -407,4 +407,8 @@ def test_a_drum_hit_and_the_bass_are_added_in_as_the_numpy_steps_add_them():
     want = out.copy()
     want[:, 300:] += (mono / 1.4) * (amp * 0.55)
     add_driven(out, 300, mono, 1.4, amp, 0.55)
+    assert np.array_equal(out, want)
+    want[0, 300:] += 0.8 * mono
+    want[1, 300:] += 1.1 * mono
+    add_panned(out, 300, mono, 0.8, 1.1)
     assert np.array_equal(out, want)
