@@ -137,7 +137,8 @@ def test_over_indices_are_the_samples_above_the_limit_in_order(n):
     x[::97] = np.nan
     x[5::311] = -np.inf
     with np.errstate(invalid="ignore"):
-        assert np.array_equal(over_indices(x, 0.9), np.flatnonzero(np.abs(x) > 0.9))
+        for limit in (0.9, 0.1):  # sparse (a scan) and dense (a mask)
+            assert np.array_equal(over_indices(x, limit), np.flatnonzero(np.abs(x) > limit))
     assert over_indices(np.full(n, 0.9), 0.9).size == 0  # at the limit is not above it
     with pytest.raises(DeviceError, match="1-D float64"):
         over_indices(np.zeros((2, 3)), 0.5)
