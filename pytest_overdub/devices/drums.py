@@ -31,6 +31,7 @@ from typing import Mapping
 import numpy as np
 
 from ..dsp.compiled import rng_for
+from ..dsp.jit import njit
 from ..dsp.envelopes import LN1000
 from ..dsp.signals import square
 from .base import Instrument, NoteEvent
@@ -63,6 +64,28 @@ BANK_S = {"hat": 1.5, "cym": 4.0, "tamb": 0.6, "shaker": 0.5, "snare": 0.8, "cla
           "tom": 1.0}
 #: 808-style metal cluster (Hz), scaled by tune.
 CLUSTER_HZ = (205.3, 304.4, 369.6, 522.7, 540.0, 800.0)
+
+
+@njit(cache=True)
+def add_hit(buf, send, s, mono, gain_left, gain_right, panned, room):  # pragma: no cover - compiled
+    """A hit added in from frame ``s`` (the caller keeps ``s + len(mono)`` inside ``buf``) in one pass:
+    ``buf[0] += gain_left·mono`` and ``buf[1] += gain_right·mono`` (``mono`` itself, unscaled, when not
+    ``panned``), and ``send += room·mono`` when ``room > 0``: the numpy steps' products and sums."""
+    m = mono.shape[0]
+    left = buf[0, s:s + m]
+    right = buf[1, s:s + m]
+    if panned:
+        for i in range(m):
+            left[i] = left[i] + gain_left * mono[i]
+            right[i] = right[i] + gain_right * mono[i]
+    else:
+        for i in range(m):
+            left[i] = left[i] + mono[i]
+            right[i] = right[i] + mono[i]
+    if room > 0:
+        dst = send[s:s + m]
+        for i in range(m):
+            dst[i] = dst[i] + room * mono[i]
 
 
 class Drums(Instrument):
@@ -107,14 +130,11 @@ class Drums(Instrument):
                 buf = out_by_tone[p["tone"]] = np.zeros((2, n_frames))
             pan = 0.0 if note.pitch in CENTRED else self._position(note.pitch) * p["width"]
             if pan == 0.0:
-                buf[0, s:e] += mono
-                buf[1, s:e] += mono
+                add_hit(buf, send, s, mono, 1.0, 1.0, False, p["room"])
             else:
                 a = (pan + 1.0) * math.pi / 4.0
-                buf[0, s:e] += math.cos(a) * math.sqrt(2.0) * mono
-                buf[1, s:e] += math.sin(a) * math.sqrt(2.0) * mono
-            if p["room"] > 0:
-                send[s:e] += p["room"] * mono
+                add_hit(buf, send, s, mono, math.cos(a) * math.sqrt(2.0), math.sin(a) * math.sqrt(2.0), True,
+                        p["room"])
         out = None
         for tone, buf in out_by_tone.items():
             tilted = self._tilt(buf, tone)
@@ -323,9 +343,13 @@ class Drums(Instrument):
     def _drive(self, x: np.ndarray, p: Mapping[str, float]) -> np.ndarray:
         kit = KITS[KIT_OF_INDEX[int(p["kit"])]]
         k = 1.0 + 3.0 * min(p["drive"] + kit["drive"], 1.0)
-        y = np.tanh(k * x) / k
+        y = np.multiply(k, x)  # tanh(k x) / k, in one array
+        np.tanh(y, out=y)
+        y /= k
         if kit["crush"]:
-            y = np.round(y * kit["crush"]) / kit["crush"]
+            y *= kit["crush"]
+            np.round(y, out=y)
+            y /= kit["crush"]
         return y
 
     def _tilt(self, x: np.ndarray, tone: float) -> np.ndarray:

@@ -86,6 +86,23 @@ def svf_lowpass_into(x, g, k, y):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def svf_lowpass_scaled_into(x, g, k, scale, y):  # pragma: no cover - compiled
+    """:func:`svf_lowpass_into` of a two-channel ``x`` with each output sample times ``scale[i]`` as it is
+    written (``y *= scale`` after the filter, without its pass); ``y`` may be ``x``. Other channel counts
+    raise ValueError."""
+    n_ch, n = x.shape
+    if n_ch != 2:
+        raise ValueError("svf_lowpass_scaled_into takes two channels")
+    l1 = l2 = r1 = r2 = 0.0
+    for i in range(n):
+        a1, a2, a3 = _svf_coeffs(g[i], k)
+        v, l1, l2 = _svf_step(x[0, i], l1, l2, a1, a2, a3)
+        y[0, i] = v * scale[i]
+        v, r1, r2 = _svf_step(x[1, i], r1, r2, a1, a2, a3)
+        y[1, i] = v * scale[i]
+
+
+@njit(cache=True)
 def svf_lowpass_add(x, g, k, level, env, out, s):  # pragma: no cover - compiled
     """``out[:, s:s + n] += (level·env) · svf_lowpass(x, g, k)`` for a two-channel ``x`` ``(2, n)``, in
     one pass: the filter of :func:`svf_lowpass_into`, then each sample scaled by ``level·env[i]`` and
@@ -307,6 +324,68 @@ def add_enveloped(out, s, sig, level, env):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def add_times_env(bus, s, sig, env, level):  # pragma: no cover - compiled
+    """``bus[s:s + m] += (sig[:m] · env) · level`` for ``m = len(env)``, in one pass: the numpy steps
+    ``sig *= env``, ``sig *= level`` and the add, in their order, without writing ``sig``."""
+    m = env.shape[0]
+    dst = bus[s:s + m]
+    for i in range(m):
+        dst[i] = dst[i] + (sig[i] * env[i]) * level
+
+
+@njit(cache=True)
+def keys_tine_phases(body, fast, ding, inc, ph0, two_pi, k_fm, k_tine, index, tine):  # pragma: no cover - compiled
+    """The keys' TINES phases before their sines, in one pass: with ``wf = (n·inc + ph0)·two_pi`` and the
+    carrier ``sw = body[n]``, ``index[n] = (k_fm·fast[n])·sw + wf`` over ``len(index)`` frames and
+    ``tine[n] = (k_tine·ding[n])·sw + 14·wf`` over ``len(tine)`` (no longer): the numpy steps (the ramp
+    times ``inc``, ``+ ph0``, ``· two_pi``; ``k_fm · fast``, ``· sw``, ``+ wf``; ``k_tine · ding``,
+    ``· sw``, ``+ 14 wf``) in their order, without their arrays. ``body`` is only read."""
+    m_ding = tine.shape[0]
+    for i in range(m_ding):
+        w = (float(i) * inc + ph0) * two_pi
+        sw = body[i]
+        index[i] = (k_fm * fast[i]) * sw + w
+        tine[i] = (k_tine * ding[i]) * sw + 14.0 * w
+    for i in range(m_ding, index.shape[0]):
+        w = (float(i) * inc + ph0) * two_pi
+        index[i] = (k_fm * fast[i]) * body[i] + w
+
+
+@njit(cache=True)
+def add_times(dst, src, level, env):  # pragma: no cover - compiled
+    """``dst[:m] += src[:m] · (level · env)`` for ``m = len(env)``: the numpy steps ``src *= level * env``
+    and the add, in their order, without their arrays."""
+    for i in range(env.shape[0]):
+        dst[i] = dst[i] + src[i] * (level * env[i])
+
+
+@njit(cache=True)
+def add_driven(out, s, y, div, amp, level):  # pragma: no cover - compiled
+    """``out[c, s:s + m] += (y / div) · (amp · level)`` on both sides, ``m = len(y)``, in one pass: the
+    numpy steps ``y /= div``, ``amp *= level``, ``y *= amp`` and the add of ``y`` into each side, in
+    their order, without writing ``y`` or ``amp``."""
+    m = y.shape[0]  # the caller keeps s..s + m inside out
+    left = out[0, s:s + m]
+    right = out[1, s:s + m]
+    for i in range(m):
+        v = (y[i] / div) * (amp[i] * level)
+        left[i] = left[i] + v
+        right[i] = right[i] + v
+
+
+@njit(cache=True)
+def add_panned(out, s, y, gain_left, gain_right):  # pragma: no cover - compiled
+    """``out[0, s:s + m] += gain_left·y`` and ``out[1, s:s + m] += gain_right·y`` for ``m = len(y)`` (the
+    caller keeps them inside ``out``), one pass and no product arrays: the numpy steps' arithmetic."""
+    m = y.shape[0]
+    left = out[0, s:s + m]
+    right = out[1, s:s + m]
+    for i in range(m):
+        left[i] = left[i] + gain_left * y[i]
+        right[i] = right[i] + gain_right * y[i]
+
+
+@njit(cache=True)
 def osc_bank_fixed_into(out, d0, n, ratios, ph0, gl, gr, shape, pw, sub):  # pragma: no cover - compiled
     """:func:`osc_bank_fixed` written into ``out[:, :n]`` (zeroed first), so a caller can reuse one
     buffer for every note instead of a fresh array (and its page faults) per note."""
@@ -461,10 +540,11 @@ def tapped_lowpassed(x, delays, gains, coeff):  # pragma: no cover - compiled
     over the chunk in place: the same sums in the same order as one pass per sample.
     """
     n = x.shape[0]
-    y = np.zeros(n)
+    y = np.empty(n)
     state = 0.0
-    for a in range(0, n, 4096):  # cache-sized chunks: the taps, then the one-pole
+    for a in range(0, n, 4096):  # cache-sized chunks: zeros, the taps, then the one-pole
         b = min(n, a + 4096)
+        y[a:b] = 0.0  # zeroed here, in cache, rather than in a pass of its own over the whole array
         for k in range(delays.shape[0]):
             d = max(delays[k], 0)
             lo = max(a, d)  # frames before the tap's first input add nothing
@@ -481,6 +561,42 @@ def tapped_lowpassed(x, delays, gains, coeff):  # pragma: no cover - compiled
                 state = 0.0
             y[i] = state
     return y
+
+
+@njit(cache=True)
+def body_resonance_add(buf, sa, ga, sb, gb, body, out):  # pragma: no cover - compiled
+    """The pluck's body added into ``out`` (2, n), in one pass: the mid ``u = 0.5 (buf[0] + buf[1])``
+    through two biquads ``sa`` and ``sb`` (sections ``[b0, b1, b2, 1, a1, a2]``, from rest), then
+    ``out[c] += body (ga ya + gb yb)``. Each biquad is :func:`~pytest_overdub.dsp.filters.sos_samples`'s
+    one-section arithmetic (transposed direct form II, a state below TINY set to rest), so this is
+    ``body * (ga * sosfilt(sa, u) + gb * sosfilt(sb, u))`` added in, sample for sample; the two recursions
+    run side by side (each is bound by its latency, so the pair costs about what one alone did).
+    ``out`` may be ``buf`` (each frame is read before it is written)."""
+    n = buf.shape[1]
+    b0, b1, b2, a1, a2 = sa[0], sa[1], sa[2], sa[4], sa[5]
+    c0, c1, c2, d1, d2 = sb[0], sb[1], sb[2], sb[4], sb[5]
+    l0 = l1 = r0 = r1 = 0.0
+    left = buf[0]
+    right = buf[1]
+    o0 = out[0]
+    o1 = out[1]
+    for i in range(n):
+        u = 0.5 * (left[i] + right[i])
+        v = b0 * u + l0
+        l0 = b1 * u - a1 * v + l1
+        l1 = b2 * u - a2 * v
+        if -TINY < l0 < TINY and -TINY < l1 < TINY:
+            l0 = 0.0
+            l1 = 0.0
+        w = c0 * u + r0
+        r0 = c1 * u - d1 * w + r1
+        r1 = c2 * u - d2 * w
+        if -TINY < r0 < TINY and -TINY < r1 < TINY:
+            r0 = 0.0
+            r1 = 0.0
+        wet = body * (ga * v + gb * w)
+        o0[i] = o0[i] + wet
+        o1[i] = o1[i] + wet
 
 
 # --------------------------------------------------------------------------------------------- helpers
@@ -668,6 +784,9 @@ class Bass(_Synth):
         y = svf_lowpass(x[None, :], g, k)[0]
         y *= 1.0 + 4.0 * drive
         np.tanh(y, out=y)
+        if 0 <= g0 and g0 + length <= n_frames:  # (tanh / (1 + drive)) (LEVEL amp), added into both sides
+            add_driven(out, g0, y, 1.0 + drive, amp, self.LEVEL)
+            return
         y /= 1.0 + drive
         amp *= self.LEVEL  # LEVEL * amp * y, in place
         y *= amp
@@ -705,7 +824,7 @@ class Keys(_Synth):
                 if key not in buses:
                     buses[key] = [np.zeros(n_frames), s, e]
                 bus = buses[key]
-                bus[0][s:e] += self._note(note, p, t60, e - s)
+                self._note(note, p, t60, e - s, bus[0], s)
                 bus[1], bus[2] = min(bus[1], s), max(bus[2], e)
         out, fresh = _output(n_frames, [bus[1:] for bus in buses.values()])
         for (trem, rate), (mono, s, e) in buses.items():
@@ -714,7 +833,9 @@ class Keys(_Synth):
             tremolo_into(out, s, mono, lfo, 0.25 * trem, fresh)
         return out
 
-    def _note(self, note: NoteEvent, p: Mapping[str, float], t60: float, m: int) -> np.ndarray:
+    def _note(self, note: NoteEvent, p: Mapping[str, float], t60: float, m: int, bus: np.ndarray, s: int
+              ) -> None:
+        """The note's ``m`` frames added into the mono ``bus`` from frame ``s``."""
         sr = self.sr
         f = float(mtof(note.pitch))
         v = note.velocity
@@ -728,40 +849,43 @@ class Keys(_Synth):
             np.exp(-(np.arange(m_fm) / sr) / tau_fm) - math.exp(-3.0), 0.0) / (1.0 - math.exp(-3.0)))
         ding = self._memo(("ding", tau_ding, m_ding), lambda: np.maximum(
             np.exp(-(np.arange(m_ding) / sr) / tau_ding) - math.exp(-5.0), 0.0) / (1.0 - math.exp(-5.0)))
-        # 2 pi (f/sr n + ph0), in place on a copy of a memoised float ramp (the int ramp's cast gives the same)
-        wf = np.multiply(self._memo(("ramp", m_fm), lambda: np.arange(m_fm, dtype=np.float64)), f / sr)
-        wf += ph0
-        wf *= 2.0 * np.pi
-        wd = wf[:m_ding]
 
         def nyq_ok(ratio: float) -> float:  # fade partials that would pass 0.45 sr
             return _clamp((0.45 * sr - ratio * f) / (0.1 * sr), 0.0, 1.0)
 
         if int(p["voice"]) == 0:  # TINES: 1:1 bark, tine partial at 14x
-            index = (0.3 + 2.2 * bright) * (0.5 + 0.5 * v) * nyq_ok(4.0) * fast
+            # sin(wf + index sw) and c ding sin(14 wd + tine_idx sw), wf = 2 pi (f/sr n + ph0): the modulator
+            # is the carrier's own sine (sin(wf) to ~1e-13); both phases in one pass, then the sines
             body = sine(f, sr=sr, n_frames=m, phase0=ph0)
-            sw = body[:m_fm].copy()  # the modulator is the carrier's own sine: sin(wf) to ~1e-13
-            index *= sw  # in place from here: sin(wf + index sw) and c ding sin(14 wd + tine_idx sw)
-            index += wf
+            scratch = self.__dict__.get("_scratch")
+            if scratch is None or scratch.shape[1] < m_fm:
+                scratch = self._scratch = np.empty((2, m_fm))
+            index, tine = scratch[0, :m_fm], scratch[1, :m_ding]
+            keys_tine_phases(body, fast, ding, f / sr, ph0, 2.0 * np.pi,
+                             (0.3 + 2.2 * bright) * (0.5 + 0.5 * v) * nyq_ok(4.0), 0.2 + 1.6 * bright, index, tine)
             compiled.sin(index, out=body[:m_fm])
-            tine = (0.2 + 1.6 * bright) * ding
-            tine *= sw[:m_ding]
-            tine += 14.0 * wd
             compiled.sin(tine, out=tine)
-            tine *= (0.04 + 0.35 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(16.0) * ding
-        else:  # GRAND: 1:2 pair plus a second carrier, bell partial at 7x
-            index = (0.5 + 2.5 * bright) * (0.5 + 0.5 * v) * nyq_ok(6.0) * fast
-            s1, s2 = sine(f, sr=sr, n_frames=m, phase0=ph0), sine(2.0 * f, sr=sr, n_frames=m, phase0=2 * ph0)
-            body = s1 + 0.3 * s2
-            sw, s2w = s1[:m_fm], s2[:m_fm]  # sin(wf) and sin(2 wf) to ~1e-13
-            body[:m_fm] = compiled.sin(wf + index * s2w) + 0.3 * compiled.sin(2.0 * wf + 0.5 * index * sw)
-            tine_idx = (0.2 + 1.4 * bright) * ding
-            tine = (0.03 + 0.3 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(9.0) * ding * compiled.sin(
-                7.0 * wd + tine_idx * s2w[:m_ding])
+            add_times(body, tine, (0.04 + 0.35 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(16.0), ding)
+            env = self._adsr(note.dur_s, m=m, attack_s=0.002, decay_s=t60, sustain=0.0, release_s=p["release"])
+            add_times_env(bus, s, body, env, self.LEVEL * v)
+            return
+        # 2 pi (f/sr n + ph0), in place on a copy of a memoised float ramp (the int ramp's cast gives the same)
+        wf = np.multiply(self._memo(("ramp", m_fm), lambda: np.arange(m_fm, dtype=np.float64)), f / sr)
+        wf += ph0
+        wf *= 2.0 * np.pi
+        wd = wf[:m_ding]
+        # GRAND: 1:2 pair plus a second carrier, bell partial at 7x
+        index = (0.5 + 2.5 * bright) * (0.5 + 0.5 * v) * nyq_ok(6.0) * fast
+        s1, s2 = sine(f, sr=sr, n_frames=m, phase0=ph0), sine(2.0 * f, sr=sr, n_frames=m, phase0=2 * ph0)
+        body = s1 + 0.3 * s2
+        sw, s2w = s1[:m_fm], s2[:m_fm]  # sin(wf) and sin(2 wf) to ~1e-13
+        body[:m_fm] = compiled.sin(wf + index * s2w) + 0.3 * compiled.sin(2.0 * wf + 0.5 * index * sw)
+        tine_idx = (0.2 + 1.4 * bright) * ding
+        tine = (0.03 + 0.3 * bell) * (0.25 + 0.75 * bright) * v * nyq_ok(9.0) * ding * compiled.sin(
+            7.0 * wd + tine_idx * s2w[:m_ding])
         body[:m_ding] += tine
-        body *= self._adsr(note.dur_s, m=m, attack_s=0.002, decay_s=t60, sustain=0.0, release_s=p["release"])
-        body *= self.LEVEL * v
-        return body
+        env = self._adsr(note.dur_s, m=m, attack_s=0.002, decay_s=t60, sustain=0.0, release_s=p["release"])
+        add_times_env(bus, s, body, env, self.LEVEL * v)
 
 
 # --------------------------------------------------------------------------------------------- pluck
@@ -798,29 +922,27 @@ class Pluck(_Synth):
             gl, gr = _pan_gains(self._pan(note, p))
             if p["body"] not in by_body:
                 by_body[p["body"]] = np.zeros((2, n_frames))
-            buf = by_body[p["body"]]
-            buf[0, s:e] += gl * y
-            buf[1, s:e] += gr * y
+            add_panned(by_body[p["body"]], s, y, gl, gr)  # buf[0, s:e] += gl * y, buf[1, s:e] += gr * y
         for body, buf in by_body.items():
-            wet = body * self._body(0.5 * (buf[0] + buf[1])) if body > 0 else None
             if out is None:
                 out = buf  # the first bus is the output (0 + x is x)
             else:
                 out += buf
-            if wet is not None:  # the body resonates with the sum of both sides and sounds in the centre
-                out += wet
+            if body > 0:  # the body resonates with the sum of both sides and sounds in the centre
+                body_resonance_add(buf, *self._body_sections(), body, out)
         return np.zeros((2, n_frames)) if out is None else out
 
     def _pan(self, note: NoteEvent, p: Mapping[str, float]) -> float:
         jitter = rng_for(self.seed, note.index, "pan").uniform(-0.15, 0.15)
         return p["spread"] * _clamp((note.pitch - 64) / 18.0 + jitter, -0.9, 0.9)
 
-    def _body(self, x: np.ndarray) -> np.ndarray:
-        from ..dsp.compiled import sosfilt
+    def _body_sections(self) -> tuple[np.ndarray, float, np.ndarray, float]:
+        """The body's two resonances (110 Hz, Q 6 and 240 Hz, Q 8) and their levels, for
+        :func:`body_resonance_add`."""
         from ..dsp.filters import rbj_biquad
 
-        sos = [rbj_biquad("bp", freq_hz=f0, sr=self.sr, q=q) for f0, q in ((110.0, 6.0), (240.0, 8.0))]
-        return 0.8 * sosfilt(sos[0][None, :], x) + 0.5 * sosfilt(sos[1][None, :], x)
+        return (rbj_biquad("bp", freq_hz=110.0, sr=self.sr, q=6.0), 0.8,
+                rbj_biquad("bp", freq_hz=240.0, sr=self.sr, q=8.0), 0.5)
 
     def _string(self, note: NoteEvent, p: Mapping[str, float], m: int) -> np.ndarray:
         sr = self.sr
@@ -934,9 +1056,8 @@ class Pad(_Synth):
         swell += 1.0
         swell *= 0.1 * motion
         np.subtract(1.0, swell, out=swell)
-        y = x  # the bus is the pad's own: filtered in place
-        svf_lowpass_into(x, g, 1.2, y)
-        y *= swell
+        y = x  # the bus is the pad's own: filtered and swelled in place, one pass
+        svf_lowpass_scaled_into(x, g, 1.2, swell, y)
         if p["chorus"] > 0:
             y = self._chorus(y, p["chorus"], t0)
         if p["space"] > 0:

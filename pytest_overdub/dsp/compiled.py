@@ -24,7 +24,8 @@ from . import signals
 from .filters import lfilter_samples, sos_samples
 from .signals import seed_for
 
-__all__ = ["SOS", "LFILTER", "sosfilt", "lfilter", "sin", "sine", "all_finite", "copy_scaled", "rng_for"]
+__all__ = ["SOS", "LFILTER", "sosfilt", "lfilter", "sin", "sine", "all_finite", "copy_scaled", "over_indices",
+           "rng_for"]
 
 #: The compiled cascade, for ``SOSFilter(..., loop=SOS)`` and :func:`sosfilt`.
 SOS = njit(cache=True)(sos_samples)
@@ -216,6 +217,52 @@ def all_finite(x: np.ndarray) -> bool:
         if _zero_if_finite(row) != 0.0:
             return False
     return True
+
+
+@njit(cache=True)
+def _count_over(row, limit):  # pragma: no cover - compiled
+    """How many ``|row[i]| > limit`` (a NaN is not): a sum of comparisons, which vectorises."""
+    k = 0
+    for i in range(row.shape[0]):
+        k += abs(row[i]) > limit
+    return k
+
+
+@njit(cache=True)
+def _collect_over(row, limit, out):  # pragma: no cover - compiled
+    """The indices of :func:`_count_over`'s samples into ``out``: a chunk with none (counted by the
+    vectorised loop) is not scanned again."""
+    k = 0
+    n = row.shape[0]
+    for a in range(0, n, 1024):
+        chunk = row[a:min(n, a + 1024)]
+        if _count_over(chunk, limit) == 0:
+            continue
+        for i in range(chunk.shape[0]):
+            if abs(chunk[i]) > limit:
+                out[k] = a + i
+                k += 1
+
+
+def over_indices(row: np.ndarray, limit: float) -> np.ndarray:
+    """``np.flatnonzero(np.abs(row) > limit)`` for a 1-D float64 ``row``: the indices, in order, of the
+    samples whose magnitude is above ``limit`` (a NaN is not), without the magnitude and mask arrays;
+    a row with none costs one vectorised pass.
+
+    >>> over_indices(np.array([0.5, -2.0, np.nan, 1.5]), 1.0).tolist()
+    [1, 3]
+    """
+    row = np.asarray(row)
+    if row.dtype != np.float64 or row.ndim != 1:
+        raise DeviceError(f"over_indices takes a 1-D float64 array, got {row.dtype} of shape {row.shape}")
+    limit = float(limit)
+    k = _count_over(row, limit)
+    if k > row.shape[0] // 4:  # dense: numpy's mask beats a scan whose branch mispredicts
+        return np.flatnonzero(np.abs(row) > limit)
+    out = np.empty(k, np.int64)
+    if k:
+        _collect_over(row, limit, out)
+    return out
 
 
 # numpy's SeedSequence (O'Neill's seed_seq hash; numpy/random/bit_generator.pyx), pool of 4 32-bit words

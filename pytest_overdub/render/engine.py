@@ -69,7 +69,7 @@ import numpy as np
 from ..devices import house_class
 from ..devices.params import real_number
 from ..devices.base import Effect, Instrument, NoteEvent
-from ..dsp.compiled import all_finite, copy_scaled
+from ..dsp.compiled import all_finite, copy_scaled, over_indices
 from ..dsp.dynamics import balance_gains
 from ..dsp import levels
 from ..dsp.signals import device_seed
@@ -129,15 +129,19 @@ def soft_clip(x: np.ndarray) -> np.ndarray:
 
 
 def _soft_clip_in_place(y: np.ndarray) -> np.ndarray:
-    """:func:`soft_clip` of a float64 ``y`` (channels, n), written into ``y``, a block of frames at a time
-    (the magnitude and mask stay cache-sized; each sample's arithmetic is the same)."""
+    """:func:`soft_clip` of a float64 ``y`` (channels, n), written into ``y``. A compiled scan finds the
+    samples above the knee (a mastered mix has none or few); only those go through numpy's ``tanh``,
+    gathered, with the same arithmetic as the whole-array formula (each sample's value depends on it alone)."""
+    if y.ndim > 2:
+        for part in y:
+            _soft_clip_in_place(part)
+        return y
     a, c = SOFT_CLIP_LINEAR, SOFT_CLIP_CEILING
-    for s in range(0, y.shape[-1], STREAM_BLOCK_FRAMES):
-        blk = y[..., s:s + STREAM_BLOCK_FRAMES]
-        mag = np.abs(blk)
-        over = mag > a
-        if over.any():
-            blk[over] = np.sign(blk[over]) * (a + (c - a) * np.tanh((mag[over] - a) / (c - a)))
+    for row in (y,) if y.ndim == 1 else y:
+        over = over_indices(row, a)
+        if over.size:
+            v = row[over]
+            row[over] = np.sign(v) * (a + (c - a) * np.tanh((np.abs(v) - a) / (c - a)))
     return y
 
 
@@ -738,11 +742,15 @@ def render(song: Song, *, sr: int = 48000, tracks: Iterable[str] | None = None,
 def _sum_stems(stems: list[np.ndarray], n_frames: int) -> np.ndarray:
     """``0 + stems[0] + stems[1] + ...`` in that order, a block of frames at a time: each stem is read once
     and the sum stays in cache (adding whole stems one after another reads and writes the whole mix once
-    per stem). A fresh (2, n_frames) array."""
+    per stem). The first stem is written as ``stems[0] + 0`` (the values of adding it into zeros, without
+    a pass that zeroes the block first). A fresh (2, n_frames) array."""
     mix = np.empty((2, n_frames))
     for s in range(0, n_frames, STREAM_BLOCK_FRAMES):
         blk = mix[:, s:s + STREAM_BLOCK_FRAMES]
-        blk.fill(0.0)
-        for audio in stems:
+        if not stems:
+            blk.fill(0.0)
+            continue
+        np.add(stems[0][:, s:s + STREAM_BLOCK_FRAMES], 0.0, out=blk)
+        for audio in stems[1:]:
             blk += audio[:, s:s + STREAM_BLOCK_FRAMES]
     return mix

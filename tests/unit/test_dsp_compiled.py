@@ -127,3 +127,18 @@ def test_sine_gives_the_samples_of_signals_sine(freq_hz, n):
         assert got.shape == (n,) and np.array_equal(got, signals.sine(freq_hz, sr=SR, n_frames=n, phase0=phase0))
     np.testing.assert_allclose(sine(440.0, sr=SR, n_frames=4800), np.sin(2 * np.pi * 440.0 * np.arange(4800) / SR),
                                rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [0, 1, 1023, 1024, 1025, 5000])
+def test_over_indices_are_the_samples_above_the_limit_in_order(n):
+    from pytest_overdub.dsp.compiled import over_indices
+
+    x = np.random.default_rng(n).standard_normal(n) * 0.5
+    x[::97] = np.nan
+    x[5::311] = -np.inf
+    with np.errstate(invalid="ignore"):
+        for limit in (0.9, 0.1):  # sparse (a scan) and dense (a mask)
+            assert np.array_equal(over_indices(x, limit), np.flatnonzero(np.abs(x) > limit))
+    assert over_indices(np.full(n, 0.9), 0.9).size == 0  # at the limit is not above it
+    with pytest.raises(DeviceError, match="1-D float64"):
+        over_indices(np.zeros((2, 3)), 0.5)

@@ -643,3 +643,36 @@ def test_song_defined_faults_and_misuse_warn():
     data["tracks"][0]["inserts"][0]["params"] = {"zz": 1}  # refused in a file; a Song built in Python can hold it
     undeclared = go(Song.model_validate(data), trust_kernels=True)
     assert [w.kind for w in undeclared.warnings] == ["error"] and "zz" in undeclared.warnings[0].message
+
+
+def test_soft_clip_bends_exactly_the_samples_above_the_knee_by_the_stated_formula():
+    """Any shape and any mix of samples under and over the knee, signed zeros and non-finite values: each
+    sample gets the docstring's formula alone (numpy over the whole array), and NaN stays NaN."""
+    a, c = SOFT_CLIP_LINEAR, SOFT_CLIP_CEILING
+    x = np.random.default_rng(7).standard_normal((3, 2, 5000)) * 0.8
+    x[0, 0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    x[2, 1, -3:] = [a, np.nextafter(a, 2.0), -np.nextafter(a, 2.0)]
+    mag = np.abs(x)
+    with np.errstate(invalid="ignore"):
+        expect = np.where(mag > a, np.sign(x) * (a + (c - a) * np.tanh((mag - a) / (c - a))), x)
+    for got in (soft_clip(x), soft_clip(x[1]), soft_clip(x[2, 1])):
+        want = expect[1] if got.shape == x[1].shape else expect[2, 1] if got.ndim == 1 else expect
+        assert np.array_equal(got, want, equal_nan=True)
+    assert soft_clip(x)[2, 1, -3] == a and soft_clip(x)[0, 0, 3] == 0.0
+    assert np.signbit(soft_clip(x)[0, 0, 3])  # under the knee a sample is kept as it is, sign and all
+
+
+def test_the_mix_sums_stems_in_order_from_zero_in_every_block():
+    from pytest_overdub.render.engine import STREAM_BLOCK_FRAMES, _sum_stems
+
+    n = 2 * STREAM_BLOCK_FRAMES + 5
+    rng = np.random.default_rng(3)
+    stems = [rng.standard_normal((2, n)) * 10.0 ** rng.integers(-8, 8, (2, n)) for _ in range(4)]
+    for s in stems:
+        s[:, :7] = -0.0  # 0 + -0.0 + ... is +0.0: the sum starts from zero, not from the first stem
+    expect = np.zeros((2, n))
+    for s in stems:
+        expect = expect + s
+    got = _sum_stems(stems, n)
+    assert np.array_equal(got, expect) and not np.signbit(got[:, :7]).any()
+    assert np.array_equal(_sum_stems([], 9), np.zeros((2, 9)))

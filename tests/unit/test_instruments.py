@@ -337,3 +337,78 @@ def test_a_drum_room_decays_to_exact_zero_not_to_subnormals():
     assert int(subnormal.sum()) == 0
     assert np.all(y[:, -SR:] == 0.0)  # the last second is silent, exactly
     assert np.abs(y[:, : SR // 2]).max() > 0.1  # and the kick was there
+
+
+def test_pluck_body_in_one_pass_is_the_two_resonances_filtered_one_after_the_other():
+    """The fused body (mid, two biquads from rest, levels, added into both sides) against sosfilt of the
+    mid through each: a burst then silence, so the decays reach the filters' rest threshold too."""
+    from pytest_overdub.devices.synths import body_resonance_add
+    from pytest_overdub.dsp.compiled import sosfilt
+    from pytest_overdub.dsp.filters import rbj_biquad
+
+    rng = np.random.default_rng(11)
+    buf = np.zeros((2, 14 * SR))  # the 110 Hz resonance falls below 1e-300 after about 12 s
+    buf[:, :SR // 10] = rng.uniform(-1.0, 1.0, (2, SR // 10))
+    sa, sb = rbj_biquad("bp", freq_hz=110.0, sr=SR, q=6.0), rbj_biquad("bp", freq_hz=240.0, sr=SR, q=8.0)
+    mid = 0.5 * (buf[0] + buf[1])
+    wet = 0.7 * (0.8 * sosfilt(sa[None, :], mid) + 0.5 * sosfilt(sb[None, :], mid))
+    out = rng.standard_normal((2, buf.shape[1]))
+    expect = out + wet
+    body_resonance_add(buf, sa, 0.8, sb, 0.5, 0.7, out)
+    assert np.array_equal(out, expect)
+    own = buf.copy()
+    body_resonance_add(own, sa, 0.8, sb, 0.5, 0.7, own)  # written over its own input
+    assert np.array_equal(own, buf + wet)
+    assert wet[-1] == 0.0 and np.abs(wet).max() > 0.01  # rang, then came to rest exactly
+
+
+def test_keys_tine_phases_and_adds_are_the_numpy_steps():
+    from pytest_overdub.devices.synths import add_times, add_times_env, keys_tine_phases
+
+    rng = np.random.default_rng(5)
+    m, m_fm, m_ding = 5000, 3000, 1200
+    body, fast, ding = rng.standard_normal(m), rng.uniform(0, 1, m_fm), rng.uniform(0, 1, m_ding)
+    inc, ph0, two_pi, k_fm, k_tine = 440.0 / SR, 0.37, 2.0 * np.pi, 1.7, 0.9
+    wf = np.arange(m_fm, dtype=np.float64) * inc
+    wf += ph0
+    wf *= two_pi
+    index, tine = np.empty(m_fm), np.empty(m_ding)
+    keys_tine_phases(body, fast, ding, inc, ph0, two_pi, k_fm, k_tine, index, tine)
+    assert np.array_equal(index, k_fm * fast * body[:m_fm] + wf)
+    assert np.array_equal(tine, k_tine * ding * body[:m_ding] + 14.0 * wf[:m_ding])
+    dst = body.copy()
+    add_times(dst, tine, 0.3, ding)
+    expect = body.copy()
+    expect[:m_ding] += tine * (0.3 * ding)
+    assert np.array_equal(dst, expect)
+    bus = rng.standard_normal(m + 100)
+    expect = bus.copy()
+    expect[100:] += (body * fast[0]) * 0.36
+    add_times_env(bus, 100, body, np.full(m, fast[0]), 0.36)
+    assert np.array_equal(bus, expect)
+
+
+def test_a_drum_hit_and_the_bass_are_added_in_as_the_numpy_steps_add_them():
+    from pytest_overdub.devices.drums import add_hit
+    from pytest_overdub.devices.synths import add_driven, add_panned
+
+    rng = np.random.default_rng(9)
+    mono = rng.standard_normal(700)
+    for panned, gl, gr, room in ((False, 1.0, 1.0, 0.0), (True, 0.61, 1.27, 0.35)):
+        buf, send = rng.standard_normal((2, 1000)), rng.standard_normal(1000)
+        want_buf, want_send = buf.copy(), send.copy()
+        want_buf[0, 300:] += gl * mono if panned else mono
+        want_buf[1, 300:] += gr * mono if panned else mono
+        if room > 0:
+            want_send[300:] += room * mono
+        add_hit(buf, send, 300, mono, gl, gr, panned, room)
+        assert np.array_equal(buf, want_buf) and np.array_equal(send, want_send)
+    out, amp = rng.standard_normal((2, 1000)), rng.uniform(0.0, 1.0, 700)
+    want = out.copy()
+    want[:, 300:] += (mono / 1.4) * (amp * 0.55)
+    add_driven(out, 300, mono, 1.4, amp, 0.55)
+    assert np.array_equal(out, want)
+    want[0, 300:] += 0.8 * mono
+    want[1, 300:] += 1.1 * mono
+    add_panned(out, 300, mono, 0.8, 1.1)
+    assert np.array_equal(out, want)
