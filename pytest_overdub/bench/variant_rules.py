@@ -26,7 +26,7 @@ def _rule(miss: Answer) -> str:
 
 
 def _rule_of(name: str) -> str:
-    """``near:<name>`` or ``cheat:<what>`` (a cheat's name is ``cheat-<what>``: :attr:`.base.Answer.cheat`)."""
+    """``near:<name>`` or ``cheat:<what>`` (a cheat's name is ``cheat-<what>``, as ``Answer.cheat`` says)."""
     return f"cheat:{name.removeprefix('cheat-')}" if name.startswith("cheat-") else f"near:{name}"
 
 
