@@ -403,17 +403,19 @@ class TasksDir(pytest.Directory):
 
 class VariantFile(pytest.File):
     """A variant ``<task>@<seed>``, collected as if from ``tasks/<task>@<seed>.json`` (no such file: the
-    variant is generated from its id), so its items' node ids read like a task file's."""
+    variant is generated from its id), so its items' node ids read like a task file's. Collected from its id
+    and template alone: the variant is built when its items need it (:class:`VariantTask`)."""
 
     def collect(self) -> Iterator[pytest.Collector]:
+        from .bench.variants import parse_variant_id, templates
         from .errors import OverdubError
 
         vid = self.path.stem
         try:
-            task = self.config.stash[MODE_KEY].bench().task(vid)
+            name, _ = parse_variant_id(vid)
         except OverdubError as exc:
             raise self.CollectError(str(exc)) from None
-        yield VariantTask.from_parent(self, name=vid, task=task)
+        yield VariantTask.from_parent(self, name=vid, template=templates()[name])
 
 
 class TaskFile(pytest.File):
@@ -431,34 +433,55 @@ class TaskFile(pytest.File):
 
 
 class Task(pytest.Collector):
-    """One task; scores (or runs its validity rules) once, on the first item that needs it."""
+    """One task (its name is the task's id); scores (or runs its validity rules) once, on the first item that
+    needs it."""
 
     def __init__(self, *, task: Any, **kw: Any) -> None:
         super().__init__(**kw)
-        self.task = task
+        self._task = task
         self.mode: Mode = self.config.stash[MODE_KEY]
         self._cache: dict[str, Any] = {}
         self.detail_sent = False
         self.error_item: str | None = None  # the node id of the item that reported the task's error
         self.add_marker("overdub")
-        self.add_marker(task.family)
+        self.add_marker(self.family)
+
+    @property
+    def task(self) -> Any:
+        return self._task
+
+    @property
+    def family(self) -> str:
+        return self.task.family
+
+    @property
+    def is_audio(self) -> bool:
+        return self.task.is_audio
+
+    @property
+    def answer_names(self) -> tuple[str, ...]:
+        """An audio task's answer file names."""
+        return tuple(a.name for a in self.task.answer)
 
     def collect(self) -> Iterator[pytest.Item]:
         if self.mode.self_check:
             bench = self.mode.bench()
             yield RuleItem.from_parent(self, name="oracle", rule="oracle")
             yield RuleItem.from_parent(self, name="baseline", rule="baseline")
-            for kind, paths in (("alt", bench.alternative_paths(self.task.id)),
-                                ("near", bench.near_miss_paths(self.task.id)),
-                                ("cheat", bench.cheat_paths(self.task.id))):
+            for kind, paths in (("alt", bench.alternative_paths(self.name)),
+                                ("near", bench.near_miss_paths(self.name)),
+                                ("cheat", bench.cheat_paths(self.name))):
                 for path in paths:  # <task>.<what>.json, <task>.alt-<what>.json, <task>.cheat-<what>.json
-                    what = path.name[len(self.task.id) + 1:-len(".json")]
+                    what = path.name[len(self.name) + 1:-len(".json")]
                     what = what if kind == "near" else what[len(kind) + 1:]
                     yield RuleItem.from_parent(self, name=f"{kind}-{what}", rule=f"{kind}:{what}", path=path)
             yield RuleItem.from_parent(self, name="repeat", rule="repeat")
             return
         if self.mode.answers_dir and not self.has_answer():
-            raise pytest.skip.Exception(f"no answer for task {self.task.id}: no file {self.submission_path()}")
+            raise pytest.skip.Exception(f"no answer for task {self.name}: no file {self.submission_path()}")
+        yield from self._check_items()
+
+    def _check_items(self) -> Iterator[pytest.Item]:
         for check in self.task.checks:
             yield CheckItem.from_parent(self, name=check.id, check_id=check.id, gate=check.gate)
         for gate in self.task.house_gates:
@@ -469,19 +492,19 @@ class Task(pytest.Collector):
         """In a folder of answers: this task's file (a song task) or any of its answer files (an audio task)."""
         folder = self.mode.submission_path
         assert folder is not None
-        if self.task.family == "transcription":
+        if self.family == "transcription":
             from .transcribe.answer import FOLDER_NAMES
 
-            return (folder / self.task.id).is_dir() or any((folder / n).is_file() for n in FOLDER_NAMES)
-        if not self.task.is_audio:
+            return (folder / self.name).is_dir() or any((folder / n).is_file() for n in FOLDER_NAMES)
+        if not self.is_audio:
             return self.submission_path().is_file()
-        return (folder / self.task.id).is_dir() or any(any(folder.glob(a.name)) for a in self.task.answer)
+        return (folder / self.name).is_dir() or any(any(folder.glob(n)) for n in self.answer_names)
 
     def submission_path(self) -> Path:
         """The file a song task's answer comes from: the submission, or ``<folder>/<task-id>.json``."""
         path = self.mode.submission_path
         assert path is not None
-        return path / f"{self.task.id}.json" if self.mode.answers_dir else path
+        return path / f"{self.name}.json" if self.mode.answers_dir else path
 
     def submission(self) -> Any:
         """This task's Submission (a folder's answer is read here; a bad one raises OverdubError)."""
@@ -503,11 +526,11 @@ class Task(pytest.Collector):
 
             t0 = time.perf_counter()
             try:
-                with crash_guard(getattr(self.config, "workerinput", None), self.task.id):
+                with crash_guard(getattr(self.config, "workerinput", None), self.name):
                     res = self._score(score_task)
                 self._cache["result"] = (res, round(time.perf_counter() - t0, 3))
             except (OverdubError, ScoredBefore) as exc:
-                self._cache["result"] = OverdubFailure(f"task {self.task.id}: {exc}")
+                self._cache["result"] = OverdubFailure(f"task {self.name}: {exc}")
         cached = self._cache["result"]
         if isinstance(cached, OverdubFailure):
             raise cached
@@ -527,17 +550,17 @@ class Task(pytest.Collector):
             from .transcribe.answer import read_answer
 
             path = mode.submission_path
-            path = path / self.task.id if (path / self.task.id).is_dir() else path
+            path = path / self.name if (path / self.name).is_dir() else path
             return score_task(self.task, read_answer(path, parts=self.task.parts), bench=bench)
         if self.task.is_audio:
             if not mode.answers_dir:
-                raise SubmissionError(f"{mode.submission_path}: {self.task.id} is an audio task; its answer is "
+                raise SubmissionError(f"{mode.submission_path}: {self.name} is an audio task; its answer is "
                                       "a folder holding " + ", ".join(a.name for a in self.task.answer))
             from .bench.audio.score import score_audio_task
 
             return score_audio_task(self.task, mode.submission_path, bench=bench)
         if mode.submission is None and not mode.answers_dir:
-            raise SubmissionError(f"{mode.submission_path} holds notes (a transcription answer); {self.task.id} "
+            raise SubmissionError(f"{mode.submission_path} holds notes (a transcription answer); {self.name} "
                                   "takes ops or a song")
         return score_task(self.task, self.submission(), bench=bench, trusted=mode.trusted)
 
@@ -559,8 +582,14 @@ class Task(pytest.Collector):
         return check(self.task, path, bench, trusted=trusted)
 
     def task_detail(self, result: Any) -> dict[str, Any]:
-        detail = {"id": self.task.id, "title": self.task.title, "family": self.task.family,
-                  "given": list(getattr(self.task, "given", ()))}  # an oracle run's; [] blind
+        from .errors import OverdubError
+
+        try:
+            task = self.task
+        except OverdubError:  # a variant that cannot be built: its items say why
+            return {"id": self.name, "title": None, "family": self.family, "given": []}
+        detail = {"id": self.name, "title": task.title, "family": task.family,
+                  "given": list(getattr(task, "given", ()))}  # an oracle run's; [] blind
         if result is not None:
             seconds = self._cache["result"][1]
             detail.update(score=result.score, passed=result.score >= self.mode.pass_line,
@@ -573,22 +602,72 @@ class Task(pytest.Collector):
 
 class VariantTask(Task):
     """A variant: scored like any task; in the self-check its rules are computed from its template (the
-    oracle, doing nothing, each near miss and cheat, repeat) rather than read from answer files."""
+    oracle, doing nothing, each near miss and cheat, repeat) rather than read from answer files.
+
+    Collected from its template (family, rule names, answer files: :class:`~.bench.templates.base.Template`):
+    the variant is built on first use of :attr:`task`, when an item runs, in the worker that runs it, and
+    kept by :func:`~.bench.variants.variant`'s cache for the variant's other items (xdist's ``loadscope``
+    runs them together). Scored on an answer, its items are its task's checks, which can depend on the seed
+    (a transcription variant's parts), so a variant that has an answer is built at collection; one without
+    is skipped first. A build that fails fails the variant's items with its message."""
+
+    def __init__(self, *, template: Any, **kw: Any) -> None:
+        self.template = template
+        super().__init__(task=None, **kw)
+
+    @property
+    def task(self) -> Any:
+        error = self._build()
+        if error is not None:
+            raise error
+        return self._cache["task"]
+
+    def _build(self) -> Exception | None:
+        """Build the variant's task (once): None, or the error the build raised (kept, not built again)."""
+        if "task" not in self._cache:
+            from .errors import OverdubError
+
+            try:
+                self._cache["task"] = self.mode.bench().task(self.name)
+            except OverdubError as exc:
+                self._cache["task"] = exc
+        built = self._cache["task"]
+        return built if isinstance(built, Exception) else None
+
+    @property
+    def family(self) -> str:
+        return self.template.family
+
+    @property
+    def is_audio(self) -> bool:
+        return self.template.is_audio
+
+    @property
+    def answer_names(self) -> tuple[str, ...]:
+        return self.template.answer
 
     def collect(self) -> Iterator[pytest.Item]:
-        if not self.mode.self_check:
-            yield from super().collect()
-            return
-        from .bench.variant_rules import variant_rules
+        if self.mode.self_check:
+            from .bench.variant_rules import variant_rules
 
-        for rule in variant_rules(self.task.id):
-            yield RuleItem.from_parent(self, name=rule.replace(":", "-", 1), rule=rule)
+            for rule in variant_rules(self.name):
+                yield RuleItem.from_parent(self, name=rule.replace(":", "-", 1), rule=rule)
+            return
+        if self.mode.answers_dir and not self.has_answer():
+            raise pytest.skip.Exception(f"no answer for task {self.name}: no file {self.submission_path()}")
+        if self._build() is not None:  # its score item fails with the build's message
+            yield ScoreItem.from_parent(self, name="score")
+            return
+        yield from self._check_items()
 
     def verdict(self, rule: str, path: Path | None) -> Any:
         from .bench.variant_rules import variant_verdict
 
+        error = self._build()
+        if error is not None:  # raised as built, not built again by variant_verdict
+            raise error
         first = self._cache.get("oracle")
-        verdict = variant_verdict(self.task.id, rule, self.mode.bench(), trusted=self.mode.trusted,
+        verdict = variant_verdict(self.name, rule, self.mode.bench(), trusted=self.mode.trusted,
                                   first=first.result if first is not None else None)
         if rule == "oracle":
             self._cache["oracle"] = verdict
@@ -708,21 +787,21 @@ class RuleItem(_OverdubItem):
     def runtest(self) -> None:
         from .errors import OverdubError
 
-        self._send_detail(None)
         try:
+            self._send_detail(None)
             verdict = self.parent.verdict(self.rule, self.rule_path)
         except OverdubError as exc:
             self._rule_props(ok=False, message=str(exc), score=None)
-            raise OverdubFailure(f"{self.parent.task.id} {self.rule}: {exc}") from None
+            raise OverdubFailure(f"{self.parent.name} {self.rule}: {exc}") from None
         score = verdict.result.score if verdict.result is not None else None
         self._rule_props(ok=verdict.ok, message=verdict.message, score=score)
         if not verdict.ok:
             text = verdict.result.text() if verdict.result is not None else ""
-            raise OverdubFailure(f"{self.parent.task.id} {self.rule}: {verdict.message}\n{text}".rstrip())
+            raise OverdubFailure(f"{self.parent.name} {self.rule}: {verdict.message}\n{text}".rstrip())
 
     def _rule_props(self, *, ok: bool, message: str, score: float | None) -> None:
         self._prop("score", score)
-        self._prop("overdub.rule", json.dumps({"task": self.parent.task.id, "rule": self.rule, "ok": ok,
+        self._prop("overdub.rule", json.dumps({"task": self.parent.name, "rule": self.rule, "ok": ok,
                                                "message": message, "score": score}))
 
 
@@ -776,7 +855,7 @@ class Recorder:
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         collected = self.config.stash[COLLECTED_KEY]
         collected.selected = sum(isinstance(i, (_OverdubItem, BenchItem)) for i in items)
-        collected.expected.update(i.parent.task.id for i in items if isinstance(i, _OverdubItem))
+        collected.expected.update(i.parent.name for i in items if isinstance(i, _OverdubItem))
 
     # xdist's controller (see :mod:`.worker_crashes`)
 

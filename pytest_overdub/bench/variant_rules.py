@@ -11,17 +11,23 @@ from .scoring import TaskResult
 from .tasks import TRANSCRIPTION, Bench, candidate_song, score_task, start_song
 from .validity import MISS_MAX, ORACLE_MIN, Verdict, _same, scramble_new_ids
 from .templates.base import Answer
-from .variants import Variant, variant
+from .variants import Variant, parse_variant_id, templates, variant
 
 
 def variant_rules(variant_id: str) -> list[str]:
-    """The rules a variant is held to, in the order the self-check runs them."""
-    return ["oracle", "baseline", *map(_rule, variant(variant_id).near_misses), "repeat"]
+    """The rules a variant is held to, in the order the self-check runs them: from its template's declared
+    near misses and cheats, so listing them builds nothing (the build is held to the declaration)."""
+    name, _ = parse_variant_id(variant_id)
+    return ["oracle", "baseline", *map(_rule_of, templates()[name].misses), "repeat"]
 
 
 def _rule(miss: Answer) -> str:
-    """``near:<name>`` or ``cheat:<what>`` (a cheat's name is ``cheat-<what>``)."""
-    return f"cheat:{miss.name.removeprefix('cheat-')}" if miss.cheat else f"near:{miss.name}"
+    return _rule_of(miss.name)
+
+
+def _rule_of(name: str) -> str:
+    """``near:<name>`` or ``cheat:<what>`` (a cheat's name is ``cheat-<what>``, as ``Answer.cheat`` says)."""
+    return f"cheat:{name.removeprefix('cheat-')}" if name.startswith("cheat-") else f"near:{name}"
 
 
 def variant_verdict(variant_id: str, rule: str, bench: Bench, *, trusted: bool | None = None,

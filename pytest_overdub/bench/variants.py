@@ -27,7 +27,7 @@ from ..generate.build import Generated
 from ..song.model import Song
 from .model import Task
 from .templates import TEMPLATES
-from .templates.base import Answer
+from .templates.base import Answer, Template
 
 VARIANT_ID = re.compile(r"^(?P<task>[a-z0-9][a-z0-9-]*)@(?P<seed>[0-9]{1,18})$")
 GENERATED_SONG = re.compile(r"^gen-t(?P<tier>[0-9])-(?P<seed>[0-9]{1,18})$")
@@ -96,8 +96,25 @@ def variant(variant_id: str) -> Variant:
     if fields.get("family") == "transcription":
         from ..transcribe.task import TranscriptionTask as model  # notes in, no song out
     task = model.model_validate({"id": variant_id, "song": made.song.id, **fields, "split": split})
+    _as_declared(template, seed, task, misses)
     return Variant(id=variant_id, seed=seed, split=split, made=made, task=task, oracle=oracle,
                    near_misses=misses)
+
+
+def _as_declared(template: Template, seed: int, task: Any, misses: tuple[Answer, ...]) -> None:
+    """Refuse a build that is not what its template declares (what a run collected without building it)."""
+    built = {"near misses and cheats": tuple(m.name for m in misses), "family": task.family,
+             "answer files": tuple(a.name for a in task.answer) if task.is_audio else ()}
+    declared = {"near misses and cheats": template.misses, "family": template.family,
+                "answer files": template.answer}
+    for what, value in built.items():
+        if value != declared[what]:
+            raise TaskError(f"template {template.id}, seed {seed}: built {what} {_listed(value)}; the template "
+                            f"declares {_listed(declared[what])} (pytest_overdub/bench/templates/__init__.py)")
+
+
+def _listed(value: str | tuple[str, ...]) -> str:
+    return f"[{', '.join(value)}]" if isinstance(value, tuple) else repr(value)
 
 
 def generated_song(name: str) -> Song | None:

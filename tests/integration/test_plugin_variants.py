@@ -70,3 +70,65 @@ def test_the_self_check_holds_a_sampled_variant_to_the_rules(pytester, bench_dir
     result.assert_outcomes(passed=2)
     bad = run_quiet(pytester, "--overdub-variants=lots")
     assert "--overdub-variants=lots: want a number of variants per template, 0-99, or all" in "\n".join(bad.errlines)
+
+
+#: A conftest for the bench under test: every template build counted (the count printed at the end of the
+#: run), and the build of mix-darken-keys@55 refused as a broken template's would be.
+COUNTED_BUILDS = '''
+import dataclasses
+
+from pytest_overdub.bench.templates import TEMPLATES
+from pytest_overdub.errors import TaskError
+
+BUILT = []
+
+
+def _counted(template):
+    def build(made, variant_id):
+        BUILT.append(variant_id)
+        if variant_id == "mix-darken-keys@55":
+            raise TaskError("mix-darken-keys@55: refused by the test's conftest")
+        return template.build(made, variant_id)
+
+    return dataclasses.replace(template, build=build)
+
+
+for name, template in list(TEMPLATES.items()):
+    TEMPLATES[name] = _counted(template)
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(f"template builds: {len(BUILT)}")
+'''
+
+
+def test_collecting_the_self_checks_variants_builds_none(pytester, bench_dir):
+    """The items and node ids come from the template (no build); a variant is built once, when its first
+    item runs, and a build that fails fails that variant's items with its message, no other variant's."""
+    (bench_dir / "conftest.py").write_text(COUNTED_BUILDS)
+    listed = run_quiet(pytester, "--collect-only", "-q", "--overdub-variants=2").outlines
+    assert "template builds: 0" in listed
+    assert [line for line in listed if "mix-darken-keys@55.json" in line] == [
+        f"tasks/mix-darken-keys@55.json::mix-darken-keys@55::{rule}"
+        for rule in ("oracle", "baseline", "near-fader", "cheat-master-eq", "cheat-verse-only", "repeat")]
+    assert "tasks/mix-darken-keys@34.json::mix-darken-keys@34::cheat-verse-only" in listed
+    result = run_quiet(pytester, "--overdub-variants=2", "-k", "(55 or 34) and (oracle or verse-only)")
+    result.assert_outcomes(passed=2, failed=2)
+    out = "\n".join(result.outlines)
+    for rule in ("oracle", "cheat:verse-only"):
+        assert f"mix-darken-keys@55 {rule}: mix-darken-keys@55: refused by the test's conftest" in out
+    assert "template builds: 2" in out  # @55 tried once (its error kept for its second item), @34 built once
+
+
+def test_a_variant_without_an_answer_costs_no_build(pytester, bench_dir):
+    """A folder of answers: a variant with no answer file is skipped unbuilt; one with an answer is built at
+    collection (its items are its checks), and a build that fails is its score item's failure."""
+    (bench_dir / "conftest.py").write_text(COUNTED_BUILDS)
+    answers = bench_dir / "answers"
+    answers.mkdir()
+    (answers / "mix-darken-keys@55.json").write_text(json.dumps({"ops": []}))
+    result = run_quiet(pytester, f"--overdub-submission={answers}", "--overdub-variants=2")
+    result.assert_outcomes(failed=1, skipped=2)  # @55's score; the published task and @34 have no answer
+    out = "\n".join(result.outlines)
+    assert "mix-darken-keys@55.json::mix-darken-keys@55::score" in out and "refused by the test's conftest" in out
+    assert "template builds: 1" in out

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pytest_overdub.bench.tasks import bundled_bench, start_song
 from pytest_overdub.bench.variant_checks import check_variant
-from pytest_overdub.bench.variant_rules import variant_verdict
+from pytest_overdub.bench.variant_rules import variant_rules, variant_verdict
 from pytest_overdub.bench.variants import (TRAIN_SEEDS, parse_variant_id, split_of, templates,
                                            train_ids, variant)
 from pytest_overdub.cli import main
@@ -64,6 +64,43 @@ def test_a_test_split_variant_holds_and_repeats_exactly(name):
     again = variant_verdict(vid, "repeat", bundled_bench(), trusted=True, first=first)  # every family's repeat
     assert again.ok, again.message
     assert [c.value for c in again.result.checks] == [c.value for c in first.checks]
+
+
+@pytest.mark.parametrize("seed", [17, 64, 1000])
+@pytest.mark.parametrize("name", sorted(templates()))
+def test_each_template_declares_what_its_builds_return(name, seed):
+    """A run collects a variant's items from its template's declaration (no build): the build agrees."""
+    template, v = templates()[name], variant(f"{name}@{seed}")
+    assert tuple(m.name for m in v.near_misses) == template.misses
+    assert v.task.family == template.family and v.task.is_audio == template.is_audio
+    assert tuple(a.name for a in v.task.answer) == template.answer if template.is_audio else template.answer == ()
+
+
+def test_the_rules_of_a_variant_are_listed_without_building_it():
+    before = variant.cache_info().misses
+    assert variant_rules("mix-darken-keys@55") == ["oracle", "baseline", "near:fader", "cheat:master-eq",
+                                                   "cheat:verse-only", "repeat"]
+    assert variant_rules("write-bassline@1000")[2:4] == ["near:wrong-roots", "cheat:fifths-on-downbeats"]
+    assert variant.cache_info().misses == before
+
+
+def test_a_build_unlike_its_templates_declaration_is_refused(monkeypatch):
+    import dataclasses
+
+    from pytest_overdub.bench.templates import TEMPLATES
+
+    real = TEMPLATES["mix-darken-keys"]
+    monkeypatch.setitem(TEMPLATES, "mix-darken-keys", dataclasses.replace(real, misses=("fader", "cheat-verse-only")))
+    with pytest.raises(TaskError, match=r"^template mix-darken-keys, seed 7: built near misses and cheats \[fader, "
+                                        r"cheat-master-eq, cheat-verse-only\]; the template declares \[fader, "
+                                        r"cheat-verse-only\]"):
+        variant.__wrapped__("mix-darken-keys@7")
+    monkeypatch.setitem(TEMPLATES, "mix-darken-keys", dataclasses.replace(real, family="mixdown"))
+    with pytest.raises(TaskError, match="seed 7: built family 'mix'; the template declares 'mixdown'"):
+        variant.__wrapped__("mix-darken-keys@7")
+    monkeypatch.setitem(TEMPLATES, "mix-darken-keys", dataclasses.replace(real, answer=("mix.wav",)))
+    with pytest.raises(TaskError, match=r"built answer files \[\]; the template declares \[mix.wav\]"):
+        variant.__wrapped__("mix-darken-keys@7")
 
 
 def test_start_and_score_take_a_variant_id(tmp_path, capsys):

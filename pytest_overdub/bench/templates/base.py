@@ -31,11 +31,26 @@ class Answer:
 
 @dataclass(frozen=True)
 class Template:
-    """``build(made, variant_id)`` returns the task's fields (a dict the Task model reads) and its answers."""
+    """``build(made, variant_id)`` returns the task's fields (a dict the Task model reads) and its answers.
+
+    What a variant's pytest items and markers need is declared here, so a run collects a variant without
+    building it (a build generates a song and may render): ``family``; ``misses``, the names of the near
+    misses and cheats ``build`` returns, in its order (every variant is held to the same rules: a name
+    never depends on the seed); ``answer``, an audio task's answer file names (empty: not an audio task).
+    The build is the truth: one that returns other names, family or answer files is refused
+    (:func:`~pytest_overdub.bench.variants.variant`)."""
 
     id: str
     tier: int
     build: Callable[[Generated, str], tuple[dict[str, Any], Answer, tuple[Answer, ...]]]
+    family: str
+    misses: tuple[str, ...]
+    answer: tuple[str, ...] = ()
+
+    @property
+    def is_audio(self) -> bool:
+        """An audio task (inputs in, answer files out): the Task model's ``is_audio``, as declared."""
+        return bool(self.answer)
 
 
 def track_add_op(name: str, *, instrument: dict[str, Any], ref: str, mute: bool = False,
