@@ -56,6 +56,11 @@ def input_key(inp: Any, song: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
+def input_path(inp: Any, song: Any) -> Path:
+    """Where input ``inp`` of ``song`` is cached: named by :func:`input_key`."""
+    return cache_root() / "inputs" / f"{input_key(inp, song)}.wav"
+
+
 def write_wav(path: Path, x: Any, *, subtype: str = SUBTYPE, sr: int = SR) -> None:
     """``x`` (channels, n) to ``path`` atomically; a folder that cannot be written is a TaskError."""
     import soundfile as sf
@@ -88,7 +93,7 @@ def ensure_inputs(task: Any, bench: Any) -> dict[str, Path]:
     out, renders = {}, {}
     for inp in task.inputs:
         song = bench.song(inp.song)
-        path = cache_root() / "inputs" / f"{input_key(inp, song)}.wav"
+        path = input_path(inp, song)
         if not path.exists():
             if inp.song not in renders:
                 renders[inp.song] = _render_song(song)
@@ -125,7 +130,7 @@ def made_inputs(task: Any, bench: Any) -> dict[str, Any]:
     entries = []
     for inp in task.inputs:
         song = bench.song(inp.song)
-        path = cache_root() / "inputs" / f"{input_key(inp, song)}.wav"
+        path = input_path(inp, song)
         entries.append((inp.name, path.name, lambda inp=inp, song=song, path=path: make(inp, song, path)))
     return _remembered(entries)
 
