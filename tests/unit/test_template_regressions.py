@@ -86,6 +86,20 @@ def test_rumble_filter_fails_a_hum_remover_on_the_drone():
     assert v.result.check("real-low").value > -6.0 and v.result.check("low").score == 1.0
 
 
+def test_rumble_filter_names_the_real_sub_band_for_the_notch_comb_only_where_it_misses_the_hum():
+    # seed 66: a G1 hum, one of the published comb's notes: the comb takes the part's 40-60 Hz to -36 dB,
+    # so the rule held it to a gate it passes; the probe's sub gate fails it on every seed (about -5 dB)
+    on_note = verdict("device-rumble-filter@66", "cheat:notch-comb")
+    assert on_note.ok, on_note.message
+    assert on_note.result.check("real-sub").score == 1.0 and on_note.result.check("sub").score == 0.0
+    # seed 30: a G#1 hum between the comb's notes, where the comb leaves 40-60 Hz at -14 dB: named there
+    from pytest_overdub.bench.variants import variant
+
+    fails = {s: next(m for m in variant(f"device-rumble-filter@{s}").near_misses if m.name == "cheat-notch-comb").fails
+             for s in (66, 30)}
+    assert fails == {66: ("sub",), 30: ("sub", "real-sub")}
+
+
 FIXED_ECHO = """# A dotted-eighth echo at a fixed time in ms: it never reads ctx.tempo.
 TAIL_S = 3.0
 

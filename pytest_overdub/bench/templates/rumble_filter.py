@@ -15,6 +15,9 @@ that recognise the probe's pure sine and leave the real part alone), and the hum
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from ...generate.build import Generated
 from ...generate.harmony import KeySig
 from .base import Answer
@@ -91,7 +94,21 @@ def build(made: Generated, variant_id: str):
               "scope": {"tracks": [name]}, "setup": setup,
               "checks": published_checks(TASK, old="Room", new=name)}
     oracle, misses = published_answers(TASK, old="Room", new=name)
+    misses = tuple(_comb_on(m, hum) if m.name == "cheat-notch-comb" else m for m in misses)
     return fields, oracle, misses + (_hum_remover(name),)
+
+
+def _comb_on(comb: Answer, hum: int) -> Answer:
+    """The published notch comb on a variant: it notches the notes of its params ``p0``..``p7`` and their
+    2nd-4th partials, of which only the notes themselves can lie in the hum's 41-58 Hz (the lowest, G1,
+    doubled is 98 Hz). Where the hum is one of those notes the comb does take the part's 40-60 Hz down
+    (``real-sub`` reads -30 to -36 dB on seeds 66 and 92, G1 hums), so it is not named there; the probes'
+    ``sub`` gate fails it on every variant (its notches leave a drawn sine at about -5 dB)."""
+    define = next(op for op in comb.ops if op["type"] == "device.define")
+    notes = {int(p["def"]) for p in define["device"]["params"] if re.fullmatch(r"p[0-7]", p["key"])}
+    if hum not in notes:
+        return comb
+    return replace(comb, fails=tuple(c for c in comb.fails if c != "real-sub"))
 
 
 def _hum_remover(track: str) -> Answer:
