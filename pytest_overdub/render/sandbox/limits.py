@@ -50,5 +50,8 @@ class SandboxLimits:
 
 
 DEFAULT_LIMITS = SandboxLimits()
-#: Wall time one scoring (one kernel session) may spend in kernels: builds and calls of all its devices.
+#: Kernel time (CPU time and sleep, :mod:`.kerneltime`) one scoring (one kernel session) may spend in
+#: kernels: builds and calls of all its devices.
 SCORING_KERNEL_S = 15.0
+#: The session's wall-clock backstop, as a multiple of its kernel time budget (8 x 15 s = 120 s).
+SCORING_BACKSTOP_FACTOR = 8
