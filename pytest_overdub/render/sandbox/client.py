@@ -82,8 +82,11 @@ class _Session:
 
     def confinement(self) -> dict:
         """What confined this session's kernels: the layers and missing layers its children reported (or,
-        when every stem came from the cache, the last ones this process saw), and whether an untrusted
-        kernel was allowed to run without a required layer (the weak-sandbox opt-out)."""
+        when every stem came from the cache, the last ones this process saw), whether an untrusted
+        kernel was allowed to run without a required layer (the weak-sandbox opt-out), and what its time
+        budgets counted: ``"kernel_time": "cpu"`` (:mod:`.kerneltime`), or ``"wall"`` with
+        ``"kernel_time_why"`` when a child's counters could not be read (or, with no child, when this
+        process's own cannot)."""
         layers, missing = self.layers, self.missing
         if not layers and not missing and _LAST_SEEN:
             layers, missing = list(_LAST_SEEN[0]), list(_LAST_SEEN[1])
