@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -246,3 +247,19 @@ def test_a_costly_kernel_is_charged_its_cpu_not_the_machines_load():
             hog.kill()
             hog.wait()
     assert wall_s > limits.call_budget_s(X.shape[1] / SR)  # the setting: each call took longer than its budget
+
+
+def test_where_proc_cannot_be_read_the_budgets_are_wall_time_and_say_so(monkeypatch):
+    from pytest_overdub.render.sandbox import kerneltime
+
+    monkeypatch.setattr(kerneltime, "read_stat", lambda pid: None)  # as with hidepid, or not Linux
+    limits = client.SandboxLimits(cpu_s=60, mem_mb=1024, wall_s=30.0, call_floor_s=1.0)
+    with kernel_session() as session:
+        with pytest.raises(KernelError) as caught:  # in the determinism check's first run
+            build_kernel_device(effect(SLEEPS), sr=SR, tempo_bpm=120.0, seed=3, trusted=False, limits=limits)
+        record = session.confinement()
+    assert caught.value.reason.startswith("kernel time budget of 1 s exceeded while running")
+    assert re.search(r": 1\.\d s of wall time \(/proc/\d+/stat could not be read: wall time charged\)$",
+                     caught.value.reason)
+    assert record["kernel_time"] == "wall" and re.fullmatch(r"/proc/\d+/stat could not be read",
+                                                            record["kernel_time_why"])

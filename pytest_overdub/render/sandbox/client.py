@@ -100,6 +100,10 @@ class _Session:
     def left_s(self) -> float:
         return self.budget_s - self.spent_s
 
+    def charge(self, seconds: float) -> None:
+        """Add ``seconds`` of kernel time (negative: a refund of provisional charges) to what it spent."""
+        self.spent_s += seconds
+
     def settle(self) -> None:
         """Settle every live child's provisional charges (:meth:`.kerneltime.KernelClock.settle`)."""
         for clock in list(self.clocks):
@@ -258,7 +262,9 @@ class SandboxedKernel:
     def _start_clock(self) -> None:
         """The child's kernel time from here on (:mod:`.kerneltime`): its baseline read now, charged to
         the session; a child whose counters cannot be read is charged wall time, and the session says so."""
-        self.clock = KernelClock(self.pid, parent_pid=self.server.pid, charge=self._charge)
+        # The clock holds the session, never this kernel: no cycle delays __del__ (which ends the child).
+        charge = self._session.charge if self._session is not None else None
+        self.clock = KernelClock(self.pid, parent_pid=self.server.pid, charge=charge)
         self.clock.start()
         if self._session is not None:
             self._session.clocks.add(self.clock)
@@ -266,10 +272,6 @@ class SandboxedKernel:
                 self._session.counted = True
             elif self.clock.why_wall not in self._session.wall_why:
                 self._session.wall_why.append(self.clock.why_wall)
-
-    def _charge(self, seconds: float) -> None:
-        if self._session is not None:
-            self._session.spent_s += seconds
 
     def _built(self, built: dict) -> None:
         self.tail_s = float(built["tail_s"])
