@@ -236,6 +236,8 @@ def test_a_costly_kernel_is_charged_its_cpu_not_the_machines_load():
             with contextlib.suppress(OSError):  # the child runs at priority 0: so do the hogs, if allowed
                 os.setpriority(os.PRIO_PROCESS, hog.pid, 0)
         dev = build_kernel_device(effect(body), sr=SR, tempo_bpm=120.0, seed=3, trusted=False, limits=limits)
+        # Pinned by pid: a child inherits the fork server's affinity, and spares are forked ahead of need,
+        # so the scorer's own affinity would not reach the child that serves this device.
         os.sched_setaffinity(dev._backend.pid, core)
         t0 = time.monotonic()
         for _ in range(2):
