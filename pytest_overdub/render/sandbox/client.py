@@ -571,8 +571,6 @@ class SandboxedKernel:
 
 def _readable(sock, timeout_s: float) -> bool:
     """Whether ``sock`` becomes readable (a message's first bytes, or its end) within ``timeout_s``."""
-    if sock is None:
-        return True  # ended: the read that follows says so
     return bool(select.select([sock], [], [], max(timeout_s, 0.0))[0])
 
 
