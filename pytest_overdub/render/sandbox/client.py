@@ -570,8 +570,11 @@ class SandboxedKernel:
 
 
 def _readable(sock, timeout_s: float) -> bool:
-    """Whether ``sock`` becomes readable (a message's first bytes, or its end) within ``timeout_s``."""
-    return bool(select.select([sock], [], [], max(timeout_s, 0.0))[0])
+    """Whether ``sock`` becomes readable (a message's first bytes, or its end) within ``timeout_s``.
+    ``poll``, not ``select``: a scorer may hold more than ``FD_SETSIZE`` descriptors."""
+    waiter = select.poll()
+    waiter.register(sock, select.POLLIN)
+    return bool(waiter.poll(max(timeout_s, 0.0) * 1000.0))
 
 
 def _faulted_in(shape: tuple[int, int]):
