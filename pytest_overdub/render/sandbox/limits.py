@@ -6,9 +6,10 @@ enforces the time budgets itself (:mod:`.client`).
 
 The time budgets are **kernel time** (:mod:`.kerneltime`): the child's CPU time, read from its
 ``/proc/<pid>/stat``, plus the wall time it spends asleep by its own choice. The time a child waits for a
-core is not charged, so the same kernel gets the same verdict on an idle machine and on one at a load of
-14 on 2 cores (with wall-clock budgets, ``device-rumble-filter@13``'s cheat read 0 to 15 faulting renders
-from run to run). The figures, and why:
+core is not charged, so the same kernel gets the same verdict on an idle machine and on a loaded one: with
+wall-clock budgets ``device-rumble-filter@13``'s ``cheat:notch-comb`` (5.8 s of kernel time in its
+scoring) read 0 faulting renders near idle and 0 to 22 at loads of 8 to 14 on 2 cores; in kernel time it
+reads 0 at both. The figures, and why:
 
 * a **build** (the kernel's module body) gets :attr:`SandboxLimits.build_s` = 5 s. A module body defines
   functions and constants; the bundled oracles' take well under 1 ms.
