@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 
 from pytest_overdub.errors import KernelError
-from pytest_overdub.render.kernels import build_kernel_device
+from pytest_overdub.render.kernels import build_kernel_device, check_finite_audio
 from pytest_overdub.render.sandbox import client, kernel_session
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "memfd_create") or os.name != "posix",
@@ -223,33 +223,38 @@ def _spins_per_second() -> float:
 
 def test_a_costly_kernel_is_charged_its_cpu_not_the_machines_load():
     """About 1.25 s of CPU per call under a call budget of 2 s (the margin covers a calibration made while
-    the machine did something else): with its child on a core shared with three hogs each call takes
-    about 5 s of wall time, and passes (a wall-clock budget of 2 s faulted it)."""
+    the machine did something else): with its child on a core shared with three hogs the call takes about
+    5 s of wall time, and passes (a wall-clock budget of 2 s faulted it)."""
     turns = int(1.25 * _spins_per_second())
     body = (f"def process(x, params, ctx):\n    i = 0\n    while i < {turns}:\n        i += 1\n"
             f"    return x\n")
-    limits = client.SandboxLimits(cpu_s=60, mem_mb=1024, wall_s=30.0, call_floor_s=2.0)
+    limits = client.SandboxLimits(cpu_s=60, mem_mb=1024, wall_s=120.0, call_floor_s=2.0)
     core = {max(os.sched_getaffinity(0))}
+    dev = build_kernel_device(effect(body), sr=SR, tempo_bpm=120.0, seed=3, trusted=False, limits=limits)
+    check_finite_audio(dev._backend.defn, X)  # the scorer's compiled check loaded before the hogs, not under them
     hogs = [subprocess.Popen([sys.executable, "-c", "while True:\n    pass\n"]) for _ in range(3)]
     try:
-        for hog in hogs:
-            os.sched_setaffinity(hog.pid, core)
-            with contextlib.suppress(OSError):  # the child runs at priority 0: so do the hogs, if allowed
-                os.setpriority(os.PRIO_PROCESS, hog.pid, 0)
-        dev = build_kernel_device(effect(body), sr=SR, tempo_bpm=120.0, seed=3, trusted=False, limits=limits)
         # Pinned by pid: a child inherits the fork server's affinity, and spares are forked ahead of need,
-        # so the scorer's own affinity would not reach the child that serves this device.
-        os.sched_setaffinity(dev._backend.pid, core)
+        # so the scorer's own affinity would not reach the child that serves this device. The child and the
+        # hogs run at one priority (0 where allowed: the machine's other work then takes no more than its
+        # share), so the child has at most a quarter of the core.
+        child = dev._backend.pid
+        for pid in (child, *(hog.pid for hog in hogs)):
+            os.sched_setaffinity(pid, core)
+        with contextlib.suppress(OSError):  # lowering a nice value needs root
+            os.setpriority(os.PRIO_PROCESS, child, 0)
+        for hog in hogs:
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, hog.pid, os.getpriority(os.PRIO_PROCESS, child))
         t0 = time.monotonic()
-        for _ in range(2):
-            np.testing.assert_array_equal(dev.process(X, {}), X)
-        wall_s = (time.monotonic() - t0) / 2
-        dev.close()
+        np.testing.assert_array_equal(dev.process(X, {}), X)
+        wall_s = time.monotonic() - t0
     finally:
+        dev.close()
         for hog in hogs:
             hog.kill()
             hog.wait()
-    assert wall_s > limits.call_budget_s(X.shape[1] / SR)  # the setting: each call took longer than its budget
+    assert wall_s > limits.call_budget_s(X.shape[1] / SR)  # the setting: the call took longer than its budget
 
 
 def test_where_proc_cannot_be_read_the_budgets_are_wall_time_and_say_so(monkeypatch):
