@@ -81,7 +81,8 @@ class TaskResult:
     error: str | None = None
     #: What confined the submission's song-defined kernels (None when it defines none): ``{"kernels":
     #: "in-process"}``, or ``{"kernels": "sandboxed", "layers": [...], "missing": [...],
-    #: "weak_sandbox_allowed": bool}`` (:meth:`~pytest_overdub.render.sandbox.client._Session.confinement`).
+    #: "weak_sandbox_allowed": bool, "kernel_time": "cpu" | "wall"}`` (``"wall"`` with a ``"kernel_time_why"``)
+    #: (:meth:`~pytest_overdub.render.sandbox.client._Session.confinement`).
     confinement: dict | None = None
     #: What an oracle run handed the agent besides its inputs (a transcription task's ``given``); empty for a
     #: blind run, which every other task is. A report keeps the two apart.

@@ -484,7 +484,7 @@ def build_kernel_device(defn: Any, *, sr: int, tempo_bpm: float, seed: int, trus
     ``defn``: the ``song.devices[id]`` JSON (or its pydantic model). ``trusted=True`` runs the kernel
     in this process; ``False`` in the sandbox; ``None`` reads :func:`trust_kernels_default`.
     ``params``: the device's params on this track (defaults where missing; clamped to the declared
-    ranges). ``limits``: a :class:`~.sandbox.SandboxLimits` (CPU, memory, wall clock) for sandboxed runs.
+    ranges). ``limits``: a :class:`~.sandbox.SandboxLimits` (CPU, memory, time budgets) for sandboxed runs.
 
     Returns a :class:`KernelEffect` or :class:`KernelInstrument` (the house contract plus ``layers``,
     ``tail_s``, ``close()``). Raises :class:`KernelError` when the definition is invalid or the kernel

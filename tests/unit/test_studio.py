@@ -392,7 +392,7 @@ def test_a_kernel_that_hangs_in_the_sandbox_is_a_finding_not_a_hung_session(tmp_
     kernel = "def process(x, params, ctx):\n    while True:\n        pass\n"
     r = studio.define_device(device={"id": "my.hang", "kind": "effect", "kernel": kernel}, use_on={"track": "Bass"})
     assert r["ok"] is False
-    assert "timeout" in r["findings"][0]["message"] or "time limit" in r["findings"][0]["message"]
+    assert "kernel time budget of 5 s exceeded while running" in r["findings"][0]["message"]
     assert r["on_track"] is None and len(r["findings"]) == 1
     assert studio.undo()["undone"] == "define_device my.hang on Bass"
 

@@ -48,7 +48,7 @@ allocated once, not per call; spares map it before they are needed) and passes t
 the kernel reads it in place, and if it keeps a view of its input in ``ctx.state`` those pages are made
 private before the pool is reused. Output: the scorer copies it straight out of the child's memory with
 ``process_vm_readv`` (one copy into the scorer's own memory, which the child can never touch again), or,
-where that is not permitted, through the pool. The scorer enforces the wall-clock budgets and checks the
+where that is not permitted, through the pool. The scorer enforces the time budgets and checks the
 output's shape and finiteness itself.
 
 Every channel from the child is hostile (a kernel runs in the child's interpreter and can rewrite what it
@@ -59,12 +59,15 @@ further seals), so a truncation cannot turn the scorer's next touch of its mappi
 bounds before using or allocating anything from it (:mod:`.replies`), and sends with the wall-clock
 limit as timeout. A malformed reply ends the child and is the device's fault.
 
-Time (:mod:`.limits`): a kernel's module body gets 5 s of wall clock, a call the larger of 5 s and twice
-the duration of its audio (at most ``wall_s``, 120 s), a whole scoring 15 s of wall time in kernels, after
-which every later device faults at once. A device that faults is latched for the rest of its session
-(keyed by its definition's content and its seed, so by track): later renders fault at once instead of
-building it again, so a hung kernel costs its scoring one timeout. A scoring with any number of hung
-kernels ends after about 15 s plus the scorer's own work.
+Time (:mod:`.limits`), in kernel time (:mod:`.kerneltime`: the child's CPU time from its
+``/proc/<pid>/stat`` plus the time it sleeps by its own choice, never the time it waits for a core, so the
+machine's load does not change a verdict): a kernel's module body gets 5 s, a call the larger of 5 s and
+twice the duration of its audio (at most ``wall_s``, 120 s), a whole scoring 15 s, after which every
+later device faults at once. A device that faults is latched for the rest of its session (keyed by its
+definition's content and its seed, so by track): later renders fault at once instead of building it
+again, so a hung kernel costs its scoring one call's budget. A scoring with any number of hung kernels
+spends at most about 15 s of kernel time; wall-clock backstops (``wall_s`` per exchange, 8 times the
+budget per scoring) hold what the accounting cannot see.
 
 Determinism (:mod:`.determinism`): the child refuses every clock, its pid and system entropy (wherever a
 loaded module binds them) and seeds numpy's and Python's global generators from the device's seed before
@@ -78,18 +81,20 @@ plus the wait for a spare when devices come faster than the server warms them. `
 prints what each part costs.
 
 Faults are :class:`~pytest_overdub.errors.KernelError` with a reason: the kernel's traceback, "CPU time
-limit of 2 s exceeded", "wall-clock timeout of 5 s while running (...)", "the scoring's kernel time budget
+limit of 2 s exceeded", "kernel time budget of 5 s exceeded while running (...): 5.0 s of CPU and 0.0 s
+asleep", "the scoring's kernel time budget
 of 15 s is used up ...", "not deterministic: ...", "stopped by the sandbox: forbidden system call (the
 kernel called os.system)", "sent a malformed reply while loading: latency_frames 60000000 is outside
 0..480000", ...
 
-Layout: :mod:`.limits` (SandboxLimits and the time budgets), :mod:`.layers` (fd hygiene and layers 2-6,
-applied in order by ``harden``), :mod:`.readset` (what Landlock lets a child read), :mod:`.seccomp` (the
-BPF filter, layer 7), :mod:`.audit` (the notes hook), :mod:`.framing` (socket messages), :mod:`.replies`
-(the scorer's checks of a child's messages), :mod:`.transport` (the memfd pool and ``process_vm_readv``),
-:mod:`.determinism` (no clock, no entropy, seeded generators), :mod:`.child` (the child's loop),
-:mod:`.server` (the fork server's process), :mod:`.handle` (the scorer's handle on it) and :mod:`.client`
-(:class:`SandboxedKernel` and :func:`kernel_session`, what :mod:`..kernels` and the engine call).
+Layout: :mod:`.limits` (SandboxLimits and the time budgets), :mod:`.kerneltime` (what a child is charged),
+:mod:`.layers` (fd hygiene and layers 2-6, applied in order by ``harden``), :mod:`.readset` (what Landlock
+lets a child read), :mod:`.seccomp` (the BPF filter, layer 7), :mod:`.audit` (the notes hook),
+:mod:`.framing` (socket messages), :mod:`.replies` (the scorer's checks of a child's messages),
+:mod:`.transport` (the memfd pool and ``process_vm_readv``), :mod:`.determinism` (no clock, no entropy,
+seeded generators), :mod:`.child` (the child's loop), :mod:`.server` (the fork server's process),
+:mod:`.handle` (the scorer's handle on it) and :mod:`.client` (:class:`SandboxedKernel` and
+:func:`kernel_session`, what :mod:`..kernels` and the engine call).
 """
 
 from __future__ import annotations

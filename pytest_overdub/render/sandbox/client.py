@@ -4,13 +4,22 @@
 checks.
 
 Each device gets a fresh child (no child serves two devices, so nothing one kernel does to the
-interpreter reaches another). The scorer holds every exchange to a wall-clock budget
-(:mod:`.limits`: 5 s for a build, the larger of 5 s and twice the audio's duration for a call, 15 s of
-kernel time for a whole scoring) and checks the output's shape and finiteness itself; everything the
-child reports is treated as untrusted: each reply is bounded and checked field by field before it is
-used (:mod:`.replies`), and a malformed one ends the child. Faults are :class:`~pytest_overdub.errors.KernelError` with a
-``reason``: the kernel's traceback, "CPU time limit of 2 s exceeded", "wall-clock timeout of 5 s while
-running (...)", "the scoring's kernel time budget of 15 s is used up", "not deterministic: ...",
+interpreter reaches another). The scorer holds every exchange to a budget of **kernel time**: the child's
+CPU time plus the time it sleeps by its own choice, read from its ``/proc/<pid>/stat``
+(:mod:`.kerneltime`), never the time it waits for a core, so a busy machine does not change a verdict
+(:mod:`.limits`: 5 s for a build, the larger of 5 s and twice the audio's duration for a call, 15 s for a
+whole scoring). While it waits for a reply it samples the child every :data:`~.kerneltime.SLICE_S` (a
+reply that comes sooner costs no read at all). A wall-clock backstop, far more generous, holds what that
+accounting cannot see: ``wall_s`` (120 s) per exchange, 8 times the scoring's budget per scoring. Where
+``/proc/<pid>/stat`` cannot be read, a child is charged wall time, and its faults and the session's
+:meth:`_Session.confinement` (``"kernel_time": "wall"``) say so. The scorer checks the output's shape and
+finiteness itself; everything the child reports is treated as untrusted: each reply is bounded and
+checked field by field before it is used (:mod:`.replies`), and a malformed one ends the child.
+
+Faults are :class:`~pytest_overdub.errors.KernelError` with a ``reason``: the kernel's traceback, "CPU
+time limit of 2 s exceeded", "kernel time budget of 5 s exceeded while running (...): 5.0 s of CPU and
+0.0 s asleep", "wall-clock backstop of 120 s exceeded while running (...), with 0.3 s of CPU and 0.0 s
+asleep charged", "the scoring's kernel time budget of 15 s is used up", "not deterministic: ...",
 "stopped by the sandbox: a forbidden system call; the kernel called os.system ...", "sent a malformed
 reply while loading: latency_frames 60000000 is outside 0..480000", ...
 """
@@ -21,15 +30,19 @@ import contextlib
 import contextvars
 import hashlib
 import json
+import os
+import select
 import signal
 import time
+import weakref
 from dataclasses import dataclass, field
 
 from ...errors import KernelError
 from ..trust import weak_sandbox_allowed
 from .framing import BadMessage, recv, send
 from .handle import fork_server
-from .limits import DEFAULT_LIMITS, SCORING_KERNEL_S, SandboxLimits
+from .kerneltime import SLICE_S, Charge, KernelClock, read_stat
+from .limits import DEFAULT_LIMITS, SCORING_BACKSTOP_FACTOR, SCORING_KERNEL_S, SandboxLimits
 from .replies import MAX_NOTES, MAX_REPLY_BYTES, BadReply, check_reply, printable, reply_kind
 from .transport import VM_PROBE, vm_read
 
@@ -45,12 +58,18 @@ _SIGNAL_WHY = {
 
 @dataclass
 class _Session:
-    """One scoring's kernel session: the wall time its kernels may spend (``budget_s``) and have spent,
-    the faults of its devices (by :func:`device_key`: a device that faults is not built again), the
-    devices whose determinism was checked, and the fork server it claimed children from."""
+    """One scoring's kernel session: the kernel time its kernels may spend (``budget_s``) and have spent
+    (:mod:`.kerneltime`), the wall time they may hold it (``backstop_s``) and have, the faults of its
+    devices (by :func:`device_key`: a device that faults is not built again), the devices whose
+    determinism was checked, and the fork server it claimed children from."""
 
     budget_s: float = SCORING_KERNEL_S
     spent_s: float = 0.0
+    backstop_s: float = SCORING_BACKSTOP_FACTOR * SCORING_KERNEL_S
+    wall_s: float = 0.0
+    clocks: weakref.WeakSet = field(default_factory=weakref.WeakSet)  # its live children's clocks
+    wall_why: list = field(default_factory=list)  # why a child of it was charged wall time, if one was
+    counted: bool = False  # whether a child of it had its counters read
     faults: dict = field(default_factory=dict)
     checked: set = field(default_factory=set)
     server: object = None
@@ -63,20 +82,49 @@ class _Session:
 
     def confinement(self) -> dict:
         """What confined this session's kernels: the layers and missing layers its children reported (or,
-        when every stem came from the cache, the last ones this process saw), and whether an untrusted
-        kernel was allowed to run without a required layer (the weak-sandbox opt-out)."""
+        when every stem came from the cache, the last ones this process saw), whether an untrusted
+        kernel was allowed to run without a required layer (the weak-sandbox opt-out), and what its time
+        budgets counted: ``"kernel_time": "cpu"`` (:mod:`.kerneltime`), or ``"wall"`` with
+        ``"kernel_time_why"`` when a child's counters could not be read (or, with no child, when this
+        process's own cannot)."""
         layers, missing = self.layers, self.missing
         if not layers and not missing and _LAST_SEEN:
             layers, missing = list(_LAST_SEEN[0]), list(_LAST_SEEN[1])
-        return {"kernels": "sandboxed", "layers": list(layers), "missing": list(missing),
-                "weak_sandbox_allowed": weak_sandbox_allowed()}
+        record = {"kernels": "sandboxed", "layers": list(layers), "missing": list(missing),
+                  "weak_sandbox_allowed": weak_sandbox_allowed(), "kernel_time": "cpu"}
+        why = self.wall_why[0] if self.wall_why else None if self.counted else _kernel_time_fallback()
+        if why is not None:
+            record.update(kernel_time="wall", kernel_time_why=why)
+        return record
 
     def left_s(self) -> float:
         return self.budget_s - self.spent_s
 
+    def charge(self, seconds: float) -> None:
+        """Add ``seconds`` of kernel time (negative: a refund of provisional charges) to what it spent."""
+        self.spent_s += seconds
+
+    def settle(self) -> None:
+        """Settle every live child's provisional charges (:meth:`.kerneltime.KernelClock.settle`)."""
+        for clock in list(self.clocks):
+            clock.settle()
+
     def used_up(self, defn) -> KernelError:
+        what = "CPU time and sleep" if not self.wall_why else f"wall time ({self.wall_why[0]})"
         return _fault(defn, f"the scoring's kernel time budget of {self.budget_s:g} s is used up "
-                            f"(wall time in kernels, over all the song's devices)")
+                            f"({what} in kernels, over all the song's devices)")
+
+    def backstop_used_up(self, defn) -> KernelError:
+        return _fault(defn, f"the scoring's wall-clock backstop of {self.backstop_s:g} s in kernels is used "
+                            f"up (with {self.spent_s:.1f} s of kernel time charged)")
+
+
+def _kernel_time_fallback() -> str | None:
+    """Why this process's kernels would be charged wall time (its own ``/proc/<pid>/stat`` cannot be
+    read), or None: what a session that started no child reports."""
+    if read_stat(os.getpid()) is None:
+        return f"/proc/{os.getpid()}/stat could not be read"
+    return None
 
 
 #: The layers and missing layers the last child this process used reported.
@@ -91,8 +139,10 @@ def kernel_session(*, budget_s: float = SCORING_KERNEL_S):
     """The scope of one scoring of one submission (:func:`~pytest_overdub.bench.tasks.score_task` opens
     it; so does each :func:`~pytest_overdub.render.render`). Inside it:
 
-    * the kernels' builds and calls together get ``budget_s`` of wall time (default
-      :data:`~.limits.SCORING_KERNEL_S`); after that every kernel device faults at once, naming the budget;
+    * the kernels' builds and calls together get ``budget_s`` of kernel time (default
+      :data:`~.limits.SCORING_KERNEL_S`; CPU time and sleep, :mod:`.kerneltime`); after that every kernel
+      device faults at once, naming the budget. :data:`~.limits.SCORING_BACKSTOP_FACTOR` times as much
+      wall time is the backstop for what that accounting cannot see;
     * a device that faults is never built again: a later device with the same definition on the same
       track (the next render of a probe, say) faults at once with the first fault's reason, so a hung
       kernel costs one timeout per scoring, not one per render;
@@ -105,7 +155,7 @@ def kernel_session(*, budget_s: float = SCORING_KERNEL_S):
     if _SESSION.get() is not None:
         yield _SESSION.get()
         return
-    session = _Session(budget_s=float(budget_s))
+    session = _Session(budget_s=float(budget_s), backstop_s=SCORING_BACKSTOP_FACTOR * float(budget_s))
     token = _SESSION.set(session)
     try:
         yield session
@@ -149,6 +199,7 @@ class SandboxedKernel:
         self.notes: list[str] = []
         self.pid = None
         self.sock = None
+        self.clock = KernelClock(None, parent_pid=None)
         self.vm_read, self.layers, self.missing = False, (), ()
         self._session = _SESSION.get()
         self.key = device_key(defn, seed)
@@ -189,7 +240,8 @@ class SandboxedKernel:
         with self.server.pool_lock:
             # Pipelined: the build request waits in the socket while the child says it is ready.
             self._send(self._build_msg)
-            ready = self._reply(time.monotonic() + self.limits.wall_s, "starting", "ready")
+            ready = self._reply(self._readable_by(time.monotonic() + self.limits.wall_s), "starting", "ready")
+            self._start_clock()
             probe = bytearray(len(VM_PROBE))
             self.vm_read = vm_read(self.pid, ready["probe"], probe) and bytes(probe) == VM_PROBE
             self.layers = tuple(printable(s) for s in ready["layers"])
@@ -206,6 +258,20 @@ class SandboxedKernel:
             self._send(self._build_msg)
             self._built(self._timed("loading", min(self.limits.build_s, self.limits.wall_s),
                                     "a module body's budget", "built"))
+
+    def _start_clock(self) -> None:
+        """The child's kernel time from here on (:mod:`.kerneltime`): its baseline read now, charged to
+        the session; a child whose counters cannot be read is charged wall time, and the session says so."""
+        # The clock holds the session, never this kernel: no cycle delays __del__ (which ends the child).
+        charge = self._session.charge if self._session is not None else None
+        self.clock = KernelClock(self.pid, parent_pid=self.server.pid, charge=charge)
+        self.clock.start()
+        if self._session is not None:
+            self._session.clocks.add(self.clock)
+            if self.clock.why_wall is None:
+                self._session.counted = True
+            elif self.clock.why_wall not in self._session.wall_why:
+                self._session.wall_why.append(self.clock.why_wall)
 
     def _built(self, built: dict) -> None:
         self.tail_s = float(built["tail_s"])
@@ -283,9 +349,7 @@ class SandboxedKernel:
         from ..kernels import check_output
 
         n = msg["n"]
-        if self._session is not None and self._session.left_s() <= 0:
-            self._end(kill=True)
-            raise self._session.used_up(self.defn)
+        self._check_session()
         size = max(out_off if self.vm_read else out_off + 16 * n, 8)
         with self.server.pool(size) as (key, fd, mm):
             for off, arr in inputs:
@@ -309,23 +373,92 @@ class SandboxedKernel:
 
     # -- plumbing
 
-    def _timed(self, doing: str, budget_s: float, what: str, kind: str) -> dict:
-        """The child's reply to a build or call, within ``budget_s`` and what is left of the kernel
-        session's budget; the wall time spent waiting is the session's. Returns the reply."""
+    def _check_session(self) -> None:
+        """Fault (ending the child) when the session's kernel time or wall-clock backstop is used up;
+        provisional charges are settled before the kernel time is judged."""
         session = self._session
-        limit = budget_s if session is None else min(budget_s, max(session.left_s(), 0.0))
+        if session is None:
+            return
+        if session.left_s() <= 0:
+            session.settle()
+        if session.left_s() <= 0:
+            self._end(kill=True)
+            raise session.used_up(self.defn)
+        if session.wall_s >= session.backstop_s:
+            self._end(kill=True)
+            raise session.backstop_used_up(self.defn)
+
+    def _timed(self, doing: str, budget_s: float, what: str, kind: str) -> dict:
+        """The child's reply to a build or call, within ``budget_s`` of kernel time (:mod:`.kerneltime`)
+        and what is left of the kernel session's, and within the wall-clock backstops (``wall_s`` for this
+        exchange, the session's); the kernel time is the session's, and so is the wall time. Returns the
+        reply."""
+        session = self._session
         t0 = time.monotonic()
+        wall_s = self.limits.wall_s
+        by_session = session is not None and session.backstop_s - session.wall_s < wall_s
+        if by_session:
+            wall_s = max(session.backstop_s - session.wall_s, 0.0)
+        wait = self.clock.wait(t0)
+        over = (doing, budget_s, what, t0 + wall_s, by_session)
         try:
-            self._last_reply = self._reply(t0 + limit, doing, kind)
-        except TimeoutError:
-            if session is not None and limit < budget_s:
-                self._end(kill=True)
-                raise session.used_up(self.defn) from None
-            raise self._died(f"{doing} ({what})", timed_out=True, budget_s=budget_s) from None
+            self._last_reply = self._reply(lambda: self._await(wait, over), doing, kind)
         finally:
+            wait.done()
             if session is not None:
-                session.spent_s += time.monotonic() - t0
+                session.wall_s += time.monotonic() - t0
         return self._last_reply
+
+    def _await(self, wait, over: tuple) -> float:
+        """Wait until the child's socket is readable, sampling its kernel time every
+        :data:`~.kerneltime.SLICE_S`; fault (ending the child) when the charge passes the exchange's
+        budget or the session's, or the wall-clock backstop passes. Returns the deadline for the rest of
+        a message once its first bytes are there (what is left of the budget, at least a slice: an
+        honest child writes a reply at once)."""
+        doing, budget_s, what, backstop, by_session = over
+        session = self._session
+        while True:
+            left_s = budget_s - wait.charge.total_s
+            session_left_s = session.left_s() if session is not None else left_s
+            wall_left_s = backstop - time.monotonic()
+            if left_s <= 0:
+                raise self._overrun(f"kernel time budget of {budget_s:g} s exceeded while {doing} ({what}): "
+                                    f"{self._charged(wait.charge)}")
+            if session_left_s <= 0:
+                session.settle()  # the other children's provisional charges first
+                session_left_s = session.left_s()
+                if session_left_s <= 0:
+                    self._end(kill=True)
+                    raise session.used_up(self.defn)
+            if wall_left_s <= 0:
+                if by_session:
+                    self._end(kill=True)
+                    raise session.backstop_used_up(self.defn)
+                raise self._overrun(f"wall-clock backstop of {self.limits.wall_s:g} s exceeded while {doing} "
+                                    f"({what}), with {self._charged(wait.charge)} charged")
+            if _readable(self.sock, min(SLICE_S, left_s, session_left_s, wall_left_s)):
+                return time.monotonic() + min(max(left_s, SLICE_S), wall_left_s)
+            wait.sample()
+
+    def _charged(self, charge: Charge) -> str:
+        """What a fault says was charged: "5.0 s of CPU and 0.0 s asleep", or wall time and why."""
+        why = self.clock.why_wall
+        return charge.describe() + (f" ({why}: wall time charged)" if why is not None else "")
+
+    def _overrun(self, why: str) -> KernelError:
+        """A kernel past a budget: its child ended, the fault naming what was exceeded."""
+        self._end(kill=True)
+        if self.notes:
+            why += f"; the kernel {self.notes[-1]}"
+        return _fault(self.defn, why)
+
+    def _readable_by(self, deadline: float):
+        """A ``ready`` for :meth:`_reply`: readable by ``deadline`` (wall), else TimeoutError."""
+        def ready() -> float:
+            if not _readable(self.sock, max(deadline - time.monotonic(), 0.0)):
+                raise TimeoutError
+            return deadline
+        return ready
 
     def _send(self, msg: dict, fds: tuple[int, ...] = ()) -> None:
         if self.sock is None:
@@ -340,20 +473,23 @@ class SandboxedKernel:
         except OSError:
             raise self._died("receiving its input") from None
 
-    def _reply(self, deadline: float, doing: str, kind: str) -> dict:
+    def _reply(self, ready, doing: str, kind: str) -> dict:
         """The child's reply of ``kind`` (``ready``, ``built`` or ``called``), after any notes (kept).
-        Every message is bounded and checked field by field (:mod:`.replies`) before it is used; a
-        malformed one ends the child and is the device's fault. TimeoutError past ``deadline`` (a fault
-        while the child starts); a fault when the child dies or answers ``"ok": False``."""
+        Before each message ``ready()`` waits until the socket is readable (it faults, or raises
+        TimeoutError, when it is not in time) and returns the deadline for the rest of the message: a wait
+        can only time out before a message's first byte, and a message is never read in part. Every
+        message is bounded and checked field by field (:mod:`.replies`) before it is used; a malformed one
+        ends the child and is the device's fault, and so is a reply stopped part-way; a fault when the
+        child dies or answers ``"ok": False``."""
         while True:
             try:
-                msg, _fds = recv(self.sock, deadline, max_bytes=MAX_REPLY_BYTES, max_fds=0)
+                msg, _fds = recv(self.sock, ready(), max_bytes=MAX_REPLY_BYTES, max_fds=0)
                 got = reply_kind(msg, kind)
                 check_reply(msg, got, sr=self.sr, vm=self.vm_read)
             except TimeoutError:
                 if doing == "starting":
                     raise self._died(doing, timed_out=True, budget_s=self.limits.wall_s) from None
-                raise
+                raise self._overrun(f"its reply stopped part-way while {doing}") from None
             except (BadMessage, BadReply) as e:
                 raise self._malformed(doing, str(e)) from None
             except (EOFError, OSError):
@@ -390,7 +526,16 @@ class SandboxedKernel:
             why += f"; the kernel {self.notes[-1]}"
         return _fault(self.defn, why)
 
+    def _retire_clock(self) -> None:
+        """Settle the child's provisional charges while it is still there to read, and stop counting it
+        among the session's live children."""
+        self.clock.settle()
+        if self._session is not None:
+            self._session.clocks.discard(self.clock)
+
     def _end(self, *, kill: bool) -> dict:
+        if self.pid is not None:
+            self._retire_clock()
         if self.sock is not None:
             self.sock.close()
             self.sock = None
@@ -405,6 +550,8 @@ class SandboxedKernel:
     def close(self) -> None:
         """End the child: the server kills it (no child is left to exit by itself, whatever its kernel
         did to its own loop) and reaps it."""
+        if self.pid is not None:
+            self._retire_clock()
         sock, self.sock = self.sock, None
         pid, self.pid = self.pid, None
         if pid is not None:
@@ -420,6 +567,14 @@ class SandboxedKernel:
             self.close()
         except Exception:  # noqa: BLE001
             pass
+
+
+def _readable(sock, timeout_s: float) -> bool:
+    """Whether ``sock`` becomes readable (a message's first bytes, or its end) within ``timeout_s``.
+    ``poll``, not ``select``: a scorer may hold more than ``FD_SETSIZE`` descriptors."""
+    waiter = select.poll()
+    waiter.register(sock, select.POLLIN)
+    return bool(waiter.poll(max(timeout_s, 0.0) * 1000.0))
 
 
 def _faulted_in(shape: tuple[int, int]):
