@@ -4,6 +4,7 @@
     python3 bench/variants_validity.py --seeds 1 20 --templates write-bassline
     python3 bench/variants_validity.py --sample 10          # the fixed sample the bench collects (10 each)
     python3 bench/variants_validity.py --seed-list 3 17 42 --templates mix-chorus-lift
+    python3 bench/variants_validity.py --templates master-ep-sequence --rules cheat:crushed   # one rule
 
 Per template: oracle min and mean (want >= 0.9), doing nothing max, near-miss and cheat max (want < 0.5),
 the seeds where each extreme was found, the range of each of the oracle's check values (the margin to its
@@ -42,13 +43,14 @@ def seeds_for(name: str, args: argparse.Namespace) -> list[int]:
     return list(range(first, last + 1))
 
 
-def sweep(name: str, seeds: list[int]) -> None:
-    """Check every variant of ``name`` over ``seeds`` and print the template's summary and failed rules."""
+def sweep(name: str, seeds: list[int], *, rules: tuple[str, ...] | None = None) -> None:
+    """Check every variant of ``name`` over ``seeds`` (only ``rules``, when given) and print the template's
+    summary and failed rules."""
     oracle, base, miss, failed, seconds = [], [], [], [], []
     values: dict[str, list[float]] = {}
     for seed in seeds:
         t0 = time.perf_counter()
-        rows = check_variant(f"{name}@{seed}", trusted=True)
+        rows = check_variant(f"{name}@{seed}", trusted=True, rules=rules)
         seconds.append(time.perf_counter() - t0)
         for rule, ok, msg, result in rows:
             kind = oracle if rule == "oracle" else base if rule == "baseline" else miss
@@ -59,11 +61,17 @@ def sweep(name: str, seeds: list[int]) -> None:
                         values.setdefault(c.id, []).append(float(c.value))
             if not ok:
                 failed.append(f"{name}@{seed} {rule}: {msg}")
-    low, high_base, high_miss = min(oracle), max(base), max(miss)
-    print(f"{name}: {len(seeds)} seeds: oracle min {low[0]:.3f} (@{low[1]}) "
-          f"mean {sum(s for s, _, _ in oracle) / len(oracle):.3f}, baseline max {high_base[0]:.3f} "
-          f"(@{high_base[1]}), near miss/cheat max {high_miss[0]:.3f} ({high_miss[2]}@{high_miss[1]}), "
-          f"{len(failed)} rules failed, {sum(seconds) / len(seconds):.1f} s per variant", flush=True)
+    parts = []
+    if oracle:
+        low = min(oracle)
+        parts.append(f"oracle min {low[0]:.3f} (@{low[1]}) mean {sum(s for s, _, _ in oracle) / len(oracle):.3f}")
+    if base:
+        parts.append(f"baseline max {max(base)[0]:.3f} (@{max(base)[1]})")
+    if miss:
+        high = max(miss)
+        parts.append(f"near miss/cheat max {high[0]:.3f} ({high[2]}@{high[1]})")
+    print(f"{name}: {len(seeds)} seeds: {', '.join(parts)}, {len(failed)} rules failed, "
+          f"{sum(seconds) / len(seconds):.1f} s per variant", flush=True)
     print("  oracle's check values, min..max: " + ", ".join(f"{k} {min(v):.3g}..{max(v):.3g}"
                                                        for k, v in values.items()), flush=True)
     for line in failed:
@@ -77,10 +85,12 @@ def main() -> None:
     parser.add_argument("--sample", type=int, metavar="N", help="the fixed sample: each template's first N seeds "
                         "in sha256 order, as the bench collects them")
     parser.add_argument("--templates", nargs="+", default=sorted(templates()))
+    parser.add_argument("--rules", nargs="+", metavar="RULE",
+                        help="only these rules (oracle, baseline, near:<name>, cheat:<what>), e.g. after a fix to one")
     args = parser.parse_args()
     runtime.enter("variants-validity")
     for name in args.templates:
-        sweep(name, seeds_for(name, args))
+        sweep(name, seeds_for(name, args), rules=tuple(args.rules) if args.rules else None)
 
 
 if __name__ == "__main__":

@@ -166,17 +166,41 @@ def test_chorus_lift_oracle_solves_its_gain_where_the_song_barely_lifts():
     assert abs(result.check("lift").value - 2.25) <= 0.05 and result.score == 1.0
 
 
-def test_match_reference_turns_its_tilt_where_the_oracle_would_not_hold_the_mix():
+def test_match_reference_moves_its_tilt_until_the_oracle_holds_and_the_declared_misses_miss():
     # seed 22: drawn 6.5 dB brighter, the oracle brightened the mix until its 10 ms envelope followed the hats
-    # more than the kick, a likeness of 0.916 to the mix (the `same` gate wants 0.95): 0.772. The build reads
-    # the oracle on the draw and turns the tilt the other way (same size) when it would not hold
+    # more than the kick, a likeness of 0.916 to the mix (the `same` gate wants 0.95): 0.772. Brighter does
+    # not hold at any size, nor darker at 6.5 or 7.5 (the -10 dB shelf guess comes within 3.5 dB): 8.5 darker
     from pytest_overdub.bench.variants import variant
 
-    assert variant("master-match-reference@22").task.inputs[1].chain[-1].params["high"] == -6.5
+    assert variant("master-match-reference@22").task.inputs[1].chain[-1].params["high"] == -8.5
     ok, msg, result = _oracle("master-match-reference@22")
     assert ok, msg
     assert result.check("same").value >= 0.96 and result.check("match").value <= 2.0
-    # seed 31 drew 5 dB brighter and its oracle holds there (likeness 0.982): the draw is kept. Seed 3 drew
-    # 5.5 dB darker, where the oracle reads 0.941: it turns brighter (0.976)
-    assert variant("master-match-reference@31").task.inputs[1].chain[-1].params["high"] == 5.0
-    assert variant("master-match-reference@3").task.inputs[1].chain[-1].params["high"] == 5.5
+    # seed 1029: drawn 6 dB darker, the guess (a -10 dB shelf at 5 kHz, never reading the reference) came
+    # within 2.1 dB and scored 0.957; at 7 dB darker it misses by 3.5 dB or more
+    assert variant("master-match-reference@1029").task.inputs[1].chain[-1].params["high"] == -7.0
+    guess = verdict("master-match-reference@1029", "cheat:tilt")
+    assert guess.ok, guess.message
+    assert guess.result.check("match").value >= 3.5
+    # seed 66: 5 dB darker left the reference 3.6 dB from the mix, so the blend of the two passed `match`
+    assert variant("master-match-reference@66").task.inputs[1].chain[-1].params["high"] == -7.0
+    blend = verdict("master-match-reference@66", "cheat:blend")
+    assert blend.ok, blend.message
+    assert blend.result.check("match").score < 1.0
+
+
+def test_parallel_drums_oracle_speeds_its_smash_where_the_copy_lifts_the_transients():
+    # seed 92: with the smash's 80 ms release its copy sat level through each hit, and lifting the body
+    # 4 dB raised the transients 1.48 dB (the gate allows 1, soft 1.5): 0.681. The oracle now releases
+    # faster where the transients move more than 0.75 dB: 40 ms here, 0.54 dB
+    ok, msg, result = _oracle("mixdown-parallel-drums@92")
+    assert ok, msg
+    assert abs(result.check("transient").value) <= 0.75 and abs(result.check("body").value - 4.0) < 0.01
+
+
+def test_streaming_single_slams_its_cheat_hard_enough_to_lose_the_dynamics():
+    # seed 78: the 20 ms slam of a generated rough mix levelled off at -8.6 LUFS, a peak-to-loudness ratio
+    # of 7.55, and the plr gate's soft width (8 dB, soft 1) gave it 0.551; released in 5 ms it reads 7.0
+    v = verdict("master-streaming-single@78", "cheat:slammed")
+    assert v.ok, v.message
+    assert v.result.check("plr").value < 7.25 and v.result.score < 0.5

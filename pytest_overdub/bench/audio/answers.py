@@ -89,6 +89,15 @@ def _streaming_slammed(i):
     return _deliver(ch.gain(slammed, -14.0 - ch.lufs(slammed)))
 
 
+@maker("streaming.cheat-slammed-fast")
+def _streaming_slammed_fast(i):
+    """The slam with a 5 ms release (the variants' ``cheat-slammed``): on a generated rough mix the house
+    limiter with a 20 ms release levels off near -8.5 LUFS at -1 dBTP, a peak-to-loudness ratio of 7.35-7.55
+    (seeds 27 and 78: the gate's soft width let it score up to 0.55); 5 ms squeezes it to about 7.0."""
+    slammed = ch.master_to(i["mix.wav"], target_lufs=-7.5, ceiling_db=-1.0, release_ms=5)
+    return _deliver(ch.gain(slammed, -14.0 - ch.lufs(slammed)))
+
+
 @maker("streaming.cheat-clipped")
 def _streaming_clipped(i):
     x = ch.gain(i["mix.wav"], -13.0 - ch.lufs(i["mix.wav"]) + 2.0)
@@ -245,10 +254,28 @@ def _sidechain_gated(i):
 _SMASH = {"threshold": -40, "ratio": 20, "attack": 0.1, "release": 80, "knee": 0, "makeup": 0}
 
 
+#: The oracle keeps its smash where the transients move at most this (a quarter of the gate's 1 dB to
+#: spare); where they rise more, the smash releases faster (:data:`SMASH_RELEASES_MS`), so its copy follows
+#: each hit's decay and lifts the body more than the peak: a variant's kit (seed 92) rose 1.48 dB with the
+#: 80 ms release, 0.54 with 40 ms, 0.22 with 20 ms (the dry level barely helps: 0.8-1.5 dB from -1 to -8 dB).
+TRANSIENT_SLACK_DB = 0.75
+SMASH_RELEASES_MS = (80.0, 40.0, 20.0)
+
+
 @maker("parallel.oracle")
 def _parallel_oracle(i):
+    """The smashed copy under the dry drums (1 dB down) at the level that lifts the body 4 dB, its release
+    the first of :data:`SMASH_RELEASES_MS` that keeps the transients within :data:`TRANSIENT_SLACK_DB`, as an
+    engineer speeds a smash whose copy pokes through the hits."""
+    from .readings import hit_change
+
     x = i["drums.wav"]
-    return {"drums.wav": ch.parallel(x, wet_db=_smash_makeup(x, _SMASH, dry_db=-1.0), dry_db=-1.0, **_SMASH)}
+    for release_ms in SMASH_RELEASES_MS:
+        comp = {**_SMASH, "release": release_ms}
+        y = ch.parallel(x, wet_db=_smash_makeup(x, comp, dry_db=-1.0), dry_db=-1.0, **comp)
+        if abs(hit_change(y, x, sr=SR, measure="transient")) <= TRANSIENT_SLACK_DB:
+            break
+    return {"drums.wav": y}
 
 
 def _smash_makeup(x: np.ndarray, comp: dict, *, dry_db: float) -> float:
@@ -410,6 +437,14 @@ def _ep_streaming(i):
 def _ep_crushed(i):
     """Every song limited hard up to -9 LUFS: equal loudness by crushing the dynamics, not by level."""
     return {"ep.wav": _ep([ch.master_to(i[s], target_lufs=-9.0, ceiling_db=-1.5, release_ms=30) for s in SONGS])}
+
+
+@maker("ep.cheat-crushed-fast")
+def _ep_crushed_fast(i):
+    """The crushed EP with a 5 ms release (the variants' ``cheat-crushed``): the house limiter with a 30 ms
+    release levels a dense generated rough mix off short of -9 LUFS, and the largest crest drop read 3.9 dB
+    on seed 86, inside the ``dynamics`` gate's soft width of its 3 dB (0.546); with 5 ms, 4.1 dB (0.447)."""
+    return {"ep.wav": _ep([ch.master_to(i[s], target_lufs=-9.0, ceiling_db=-1.5, release_ms=5) for s in SONGS])}
 
 
 @maker("ep.cheat-no-gaps")
