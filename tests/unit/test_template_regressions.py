@@ -204,3 +204,15 @@ def test_streaming_single_slams_its_cheat_hard_enough_to_lose_the_dynamics():
     v = verdict("master-streaming-single@78", "cheat:slammed")
     assert v.ok, v.message
     assert v.result.check("plr").value < 7.25 and v.result.score < 0.5
+
+
+def test_ep_sequence_keeps_its_songs_apart_where_their_own_loudness_cancels_the_draw():
+    # test seed 1059: the drawn levels (0.5, 9 and 4.5 dB down) met songs whose own loudness cancelled
+    # them: 1.56 LU apart, and doing nothing scored 0.629 (spread 0.44, gaps 1). The first order of the
+    # levels that keeps them 3 LU apart is taken, each song keeping its drawn half-dB
+    from pytest_overdub.bench.variants import variant
+
+    assert [i.gain_db for i in variant("master-ep-sequence@1059").task.inputs] == [-0.5, -5.0, -8.5]
+    v = verdict("master-ep-sequence@1059", "baseline")
+    assert v.ok, v.message
+    assert v.result.check("spread").value >= 3.0

@@ -29,8 +29,10 @@
   where the draw moves.
 * ``master-ep-sequence``: the three songs are the seed's songs at tiers 1, 2 and 3 (three unrelated songs,
   the third faster), one of them (drawn) through a loud master (:data:`LOUD_MASTER`), each turned down by
-  a level drawn from the variant (about 0, 4 and 8 dB, in a drawn order), so they start several LU apart,
-  their crest factors differ (peaks equal is not loudness equal) and none is over full scale. Its crushed
+  a level drawn from the variant (about 0, 4 and 8 dB, in a drawn order), so they start several LU apart
+  (at least :data:`EP_SPREAD_FLOOR_LU`: where the songs' own loudness cancels the drawn order, the first
+  order that keeps them that far apart), their crest factors differ (peaks equal is not loudness equal)
+  and none is over full scale. Its crushed
   cheat releases in 5 ms, not 30 (``ep.cheat-crushed-fast``): the 30 ms limiter levels a dense generated mix
   off short of -9 LUFS, and the largest crest drop read 3.9 dB on seed 86, in the ``dynamics`` gate's soft
   width of its 3 dB (0.546).
@@ -62,6 +64,12 @@ MISS_FLOOR_DB, NAMED_FLOOR_DB = 3.5, 2.5
 #: over their loudness, so peak-normalising them matched their loudness within 1 LU (seed 1000); squashed
 #: 8 dB into a limiter, this one peaks about 13 dB over it and comes out several LU louder.
 LOUD_MASTER = {"device": "core.limiter", "params": {"gain": 8, "ceiling": -1}}
+#: The EP's three songs are turned down by these levels (dB) in a drawn order, each up to 1 dB more ...
+EP_LEVELS_DB = [0.0, -4.0, -8.0]
+#: ... so their integrated loudness spans at least this (LU) to start with: doing nothing then reads 0 on
+#: the spread check (1 LU, soft 1) and scores 1/3 (the gaps). The songs' own loudness can cancel the draw:
+#: on test seed 1059 the drawn order left 1.56 LU, and doing nothing scored 0.629.
+EP_SPREAD_FLOOR_LU = 3.0
 STREAMING_ORACLE = Answer(
     "oracle", "the house limiter to -14 LUFS at a -1.5 dBTP ceiling, octave bells that put back the balance "
     "the limiter took from the mix's bright transients, and the limiter again", [],
@@ -182,9 +190,41 @@ def ep_sequence(made: Generated, variant_id: str):
                                      songs={"night-shift": f"gen-t1-{seed}", "loose-groove": f"gen-t2-{seed}",
                                             "lab": f"gen-t3-{seed}"}, replace=(EP_CRUSHED,))
     rng = variant_rng(variant_id)
-    levels = rng.sample([0.0, -4.0, -8.0], 3)
+    levels = rng.sample(EP_LEVELS_DB, 3)
+    nudges = []
     for inp, level in zip(fields["inputs"], levels):
-        inp["gain_db"] = level - 0.5 * rng.randrange(3)
+        nudges.append(0.5 * rng.randrange(3))
+        inp["gain_db"] = level - nudges[-1]
     loud = fields["inputs"][rng.randrange(3)]
     loud["chain"] = [*loud.get("chain", []), LOUD_MASTER]
+    songs = _Songs({f"gen-t{t}-{seed}": generate(seed, t).song for t in (1, 2, 3)})
+    _spread_apart(fields["inputs"], songs, nudges)
     return fields, oracle, misses
+
+
+def _spread_apart(inputs: list[dict], songs: "_Songs", nudges: list[float]) -> None:
+    """Keep the drawn levels where the three inputs' loudness spans :data:`EP_SPREAD_FLOOR_LU` or more;
+    else give the inputs the levels of :data:`EP_LEVELS_DB` in the first order (``itertools.permutations``)
+    that does, each keeping its drawn half-dB nudge, or the widest where none does. A gain after the chain
+    moves an input's integrated loudness by itself (the gating is relative), so one measurement of each
+    input (made in memory, as a scorer makes it, and kept for the scoring) gives every order's span."""
+    import itertools
+
+    from ...audio.chains import lufs
+    from ...audio.inputs import made_inputs
+    from ...model import AudioInput
+
+    x = made_inputs(_Inputs([AudioInput.model_validate(i) for i in inputs]), songs)
+    loudness = [lufs(x[i["name"]]) for i in inputs]
+    if max(loudness) - min(loudness) >= EP_SPREAD_FLOOR_LU:
+        return
+    base = [lu - i["gain_db"] for lu, i in zip(loudness, inputs)]
+
+    def span(order) -> float:
+        lus = [b + level - nudge for b, level, nudge in zip(base, order, nudges)]
+        return max(lus) - min(lus)
+
+    orders = list(itertools.permutations(EP_LEVELS_DB))
+    order = next((o for o in orders if span(o) >= EP_SPREAD_FLOOR_LU), max(orders, key=span))
+    for inp, level, nudge in zip(inputs, order, nudges):
+        inp["gain_db"] = level - nudge
