@@ -17,8 +17,8 @@
   can land near the mix or near a fixed guess: tilted 5 dB darker, seed 66's was 3.6 dB from its mix (the
   blend of the two passed ``match``), and seeds 1022 and 1029's were 2.1-2.6 dB from the template's guess
   (``cheat-tilt``, a -10 dB shelf at 5 kHz: it scored 0.72 and 0.96). So a tilt is kept only where
-  :func:`_draw_margin` is 0 or more: doing nothing and every declared answer that fails ``match`` miss the
-  reference by their floors (:data:`MISS_FLOOR_DB`, :data:`NAMED_FLOOR_DB`) or more, and the oracle's
+  :func:`_miss_margin` is 0 or more (doing nothing and every declared answer that fails ``match`` miss the
+  reference by their floors, :data:`MISS_FLOOR_DB` and :data:`NAMED_FLOOR_DB`) and the oracle's
   likeness to the mix is at least :data:`SAME_FLOOR` with its largest octave difference at most
   :data:`MATCH_CEILING_DB`. Tried in order: the drawn size, then 1 dB more at a time up to
   :data:`TILT_MAX_DB`, then the same sizes the other way; a draw that holds is kept as drawn. Where none
@@ -40,7 +40,6 @@
 
 from __future__ import annotations
 
-import math
 
 from ....generate import generate
 from ....generate.build import Generated
@@ -49,7 +48,7 @@ from .published import carried, variant_rng
 
 TIER = 1
 #: The shelves of the reference's tilt (``master-match-reference``): drawn 5 to 7 dB, opposite signs, and
-#: grown up to :data:`TILT_MAX_DB` where the drawn size does not hold (:func:`_draw_margin`).
+#: grown up to :data:`TILT_MAX_DB` where the drawn size does not hold (:func:`match_reference`).
 TILT_LOW_HZ, TILT_HIGH_HZ = 200, 3000
 TILT_MAX_DB = 9.0
 #: A tilt is kept only if the oracle's answer to it reads at least this likeness to the mix (the
@@ -102,19 +101,22 @@ def match_reference(made: Generated, variant_id: str):
     chain = ref.get("chain", [])
     songs = _Songs({made.song.id: made.song, f"gen-t2-{seed}": generate(seed, 2).song})
     guesses = {m.make: MISS_FLOOR_DB if m.fails == ("match",) else NAMED_FLOOR_DB for m in misses if "match" in m.fails}
-    tries = tilt_tries(sign * tilt_db)
-    for high_db in tries:
+    short = []  # (margin, tilt) of the tilts whose misses came nearer than their floors, in try order
+    for high_db in tilt_tries(sign * tilt_db):
         ref["chain"] = [*chain, _tilt(high_db)]
-        if _draw_margin(fields["inputs"], songs, guesses) >= 0.0:
+        mix, reference, made = _made(fields["inputs"], songs)
+        margin_db = _miss_margin(mix, reference, made, guesses)
+        if margin_db < 0.0:
+            short.append((margin_db, high_db))
+        elif _oracle_holds(mix, reference):
             return fields, oracle, misses
-    # None holds every answer: the one where the oracle holds and the misses come nearest their floors
-    # (the sweep shows that miss), else the draw stands.
-    margins = []
-    for high_db in tries:
+    # None holds every answer: the tilt where the oracle holds and the misses come nearest their floors
+    # (the sweep shows that miss; the earliest tried of equals), else the draw stands.
+    for _, high_db in sorted(short, key=lambda m: -m[0]):
         ref["chain"] = [*chain, _tilt(high_db)]
-        margins.append((_draw_margin(fields["inputs"], songs, guesses, oracle_first=True), high_db))
-    best_db, high_db = max(margins, key=lambda m: m[0])
-    ref["chain"] = [*chain, _tilt(high_db if best_db > -math.inf else sign * tilt_db)]
+        if _oracle_holds(*_made(fields["inputs"], songs)[:2]):
+            return fields, oracle, misses
+    ref["chain"] = [*chain, _tilt(sign * tilt_db)]
     return fields, oracle, misses
 
 
@@ -132,38 +134,49 @@ def _tilt(high_db: float) -> dict:
                                             "high": high_db}}
 
 
-def _draw_margin(inputs: list[dict], songs: "_Songs", guesses: dict[str, float], *,
-                 oracle_first: bool = False) -> float:
-    """How well the reference these inputs make (in memory, as a scorer makes them) suits the task's
-    answers: the smallest margin, dB, by which doing nothing clears :data:`MISS_FLOOR_DB` and each answer
-    ``guesses`` makes (maker -> floor: the declared answers that fail ``match``) clears its floor, in their
-    largest octave difference from it (the ``match`` check's octaves); minus infinity where ``match.oracle``
-    does not read the ``same`` likeness at least :data:`SAME_FLOOR` and the ``match`` difference at most
-    :data:`MATCH_CEILING_DB`. The oracle (the costly part) is read only where the misses clear their floors,
-    unless ``oracle_first``. A draw holds where the margin is 0 or more."""
-    import numpy as np
-
+def _made(inputs: list[dict], songs: "_Songs") -> tuple:
+    """(mix, reference, every input by name) as these inputs make them: in memory, as a scorer makes them."""
+    from ...audio.inputs import made_inputs
     from ...model import AudioInput
-    from ....measure.compare import envelope_correlation, octave_levels_db
+
+    made = made_inputs(_Inputs([AudioInput.model_validate(i) for i in inputs]), songs)
+    return made["mix.wav"], made["reference.wav"], made
+
+
+def _octaves_db(x):
+    """Each octave band's share of ``x``, dB: what the ``match`` check compares (its octaves)."""
+    from ....measure.compare import octave_levels_db
+    from ...audio.inputs import SR
+
+    return octave_levels_db(x, sr=SR)
+
+
+def _off_db(y, target_db) -> float:
+    """The largest octave difference of ``y`` from the reference's octaves ``target_db``, dB."""
+    return float(abs(_octaves_db(y) - target_db).max())
+
+
+def _miss_margin(mix, reference, made: dict, guesses: dict[str, float]) -> float:
+    """The smallest margin, dB, by which doing nothing clears :data:`MISS_FLOOR_DB` and each answer
+    ``guesses`` makes (maker -> floor: the declared answers that fail ``match``) clears its floor, in their
+    largest octave difference from the reference. A tilt holds where this is 0 or more and the oracle holds."""
     from ...audio.answers import MAKERS
+
+    target_db = _octaves_db(reference)
+    return min([_off_db(mix, target_db) - MISS_FLOOR_DB,
+                *(_off_db(MAKERS[make](dict(made))["mix.wav"], target_db) - floor_db
+                  for make, floor_db in guesses.items())])
+
+
+def _oracle_holds(mix, reference) -> bool:
+    """Whether ``match.oracle`` reads the ``same`` likeness at least :data:`SAME_FLOOR` and the ``match``
+    difference at most :data:`MATCH_CEILING_DB` (the costly part of a tilt's test: read last)."""
+    from ....measure.compare import envelope_correlation
     from ...audio.chains import match_spectrum
-    from ...audio.inputs import SR, made_inputs
+    from ...audio.inputs import SR
 
-    task = _Inputs([AudioInput.model_validate(i) for i in inputs])
-    x = made_inputs(task, songs)
-    mix, reference = x["mix.wav"], x["reference.wav"]
-    target = octave_levels_db(reference, sr=SR)
-
-    def off_db(y) -> float:
-        return float(np.abs(octave_levels_db(y, sr=SR) - target).max())
-
-    margin_db = min([off_db(mix) - MISS_FLOOR_DB,
-                     *(off_db(MAKERS[make](dict(x))["mix.wav"]) - floor_db for make, floor_db in guesses.items())])
-    if margin_db < 0.0 and not oracle_first:
-        return margin_db
     y = match_spectrum(mix, reference)
-    holds = envelope_correlation(y, mix, sr=SR) >= SAME_FLOOR and off_db(y) <= MATCH_CEILING_DB
-    return margin_db if holds else -math.inf
+    return envelope_correlation(y, mix, sr=SR) >= SAME_FLOOR and _off_db(y, _octaves_db(reference)) <= MATCH_CEILING_DB
 
 
 class _Inputs:
