@@ -210,7 +210,7 @@ def ep_sequence(made: Generated, variant_id: str):
         inp["gain_db"] = level - nudges[-1]
     loud = fields["inputs"][rng.randrange(3)]
     loud["chain"] = [*loud.get("chain", []), LOUD_MASTER]
-    songs = _Songs({f"gen-t{t}-{seed}": generate(seed, t).song for t in (1, 2, 3)})
+    songs = _Songs({made.song.id: made.song, **{f"gen-t{t}-{seed}": generate(seed, t).song for t in (2, 3)}})
     _spread_apart(fields["inputs"], songs, nudges)
     return fields, oracle, misses
 
