@@ -83,10 +83,15 @@ def _streaming_shaped(i):
     return {"master.wav": m, "master-16.wav": ch.shaped_dither16(m, seed=2)}
 
 
+def _slammed(mix: np.ndarray, *, release_ms: float) -> Files:
+    """The house limiter slammed toward -7.5 LUFS at -1 dBTP, then turned down to -14 LUFS, delivered."""
+    slammed = ch.master_to(mix, target_lufs=-7.5, ceiling_db=-1.0, release_ms=release_ms)
+    return _deliver(ch.gain(slammed, -14.0 - ch.lufs(slammed)))
+
+
 @maker("streaming.cheat-slammed")
 def _streaming_slammed(i):
-    slammed = ch.master_to(i["mix.wav"], target_lufs=-7.5, ceiling_db=-1.0, release_ms=20)
-    return _deliver(ch.gain(slammed, -14.0 - ch.lufs(slammed)))
+    return _slammed(i["mix.wav"], release_ms=20)
 
 
 @maker("streaming.cheat-slammed-fast")
@@ -94,8 +99,7 @@ def _streaming_slammed_fast(i):
     """The slam with a 5 ms release (the variants' ``cheat-slammed``): on a generated rough mix the house
     limiter with a 20 ms release levels off near -8.5 LUFS at -1 dBTP, a peak-to-loudness ratio of 7.35-7.55
     (seeds 27 and 78: the gate's soft width let it score up to 0.55); 5 ms squeezes it to about 7.0."""
-    slammed = ch.master_to(i["mix.wav"], target_lufs=-7.5, ceiling_db=-1.0, release_ms=5)
-    return _deliver(ch.gain(slammed, -14.0 - ch.lufs(slammed)))
+    return _slammed(i["mix.wav"], release_ms=5)
 
 
 @maker("streaming.cheat-clipped")
@@ -433,10 +437,15 @@ def _ep_streaming(i):
     return {"ep.wav": _ep([ch.master_to(g, target_lufs=level, ceiling_db=-1.3) for g in glued])}
 
 
+def _crushed(i, *, release_ms: float) -> Files:
+    """Every song limited hard up to -9 LUFS: equal loudness by crushing the dynamics, not by level."""
+    return {"ep.wav": _ep([ch.master_to(i[s], target_lufs=-9.0, ceiling_db=-1.5, release_ms=release_ms)
+                           for s in SONGS])}
+
+
 @maker("ep.cheat-crushed")
 def _ep_crushed(i):
-    """Every song limited hard up to -9 LUFS: equal loudness by crushing the dynamics, not by level."""
-    return {"ep.wav": _ep([ch.master_to(i[s], target_lufs=-9.0, ceiling_db=-1.5, release_ms=30) for s in SONGS])}
+    return _crushed(i, release_ms=30)
 
 
 @maker("ep.cheat-crushed-fast")
@@ -444,7 +453,7 @@ def _ep_crushed_fast(i):
     """The crushed EP with a 5 ms release (the variants' ``cheat-crushed``): the house limiter with a 30 ms
     release levels a dense generated rough mix off short of -9 LUFS, and the largest crest drop read 3.9 dB
     on seed 86, inside the ``dynamics`` gate's soft width of its 3 dB (0.546); with 5 ms, 4.1 dB (0.447)."""
-    return {"ep.wav": _ep([ch.master_to(i[s], target_lufs=-9.0, ceiling_db=-1.5, release_ms=5) for s in SONGS])}
+    return _crushed(i, release_ms=5)
 
 
 @maker("ep.cheat-no-gaps")
