@@ -20,6 +20,8 @@ from pytest_overdub.bench.model import Task
 from pytest_overdub.bench.tasks import Bench
 from pytest_overdub.errors import SubmissionError
 
+from audiotasks import audio_task
+
 SR = 48000
 LSB = 2.0 ** -23
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -64,14 +66,8 @@ def test_a_wav_takes_the_top_bits_a_flac_rounds_half_to_even():
     assert wav24(np.array([np.nan]))[0] == -1.0 and np.isnan(flac24(np.array([np.nan]))[0])
 
 
-def _task(tid: str = "master-t@1", **over) -> Task:
-    data = {"id": tid, "family": "mastering", "title": "t", "instruction": "x" * 40, "song": "tiny",
-            "inputs": [{"name": "mix.wav", "song": "tiny"}],
-            "answer": [{"name": "master.wav", "what": "the master", "from": ["mix.wav"]},
-                       {"name": "master-16.wav", "what": "the 16-bit master", "from": ["mix.wav"], "bits": 16}],
-            "checks": [{"id": "lufs", "label": "l", "kind": "loudness", "file": "master.wav", "target": [-20, -10]}]}
-    data.update(over)
-    return Task.model_validate(data)
+def _task(**over) -> Task:
+    return audio_task("master-t@1", **over)
 
 
 N = SR // 2

@@ -15,19 +15,11 @@ from pytest_overdub.bench.model import Task
 from pytest_overdub.bench.tasks import Bench, bundled_bench
 from pytest_overdub.errors import SubmissionError
 
+from audiotasks import audio_task as _task
+
 SR = 48000
 N = SR // 2
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-
-
-def _task(**over) -> Task:
-    data = {"id": "master-t", "family": "mastering", "title": "t", "instruction": "x" * 40, "song": "tiny",
-            "inputs": [{"name": "mix.wav", "song": "tiny"}],
-            "answer": [{"name": "master.wav", "what": "the master", "from": ["mix.wav"]},
-                       {"name": "master-16.wav", "what": "the 16-bit master", "from": ["mix.wav"], "bits": 16}],
-            "checks": [{"id": "lufs", "label": "l", "kind": "loudness", "file": "master.wav", "target": [-20, -10]}]}
-    data.update(over)
-    return Task.model_validate(data)
 
 
 def _signal(n=N):
