@@ -1,5 +1,5 @@
-"""A small mastering task on the ``tiny`` fixture song, for the audio tests (one mix in, a 24-bit and a
-16-bit master out, one loudness check); ``over`` replaces its fields."""
+"""For the audio tests: a small mastering task on the ``tiny`` fixture song (one mix in, a 24-bit and a
+16-bit master out, one loudness check); ``tiny_audio_bench``, a bench of that song, is in ``conftest.py``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pytest_overdub.bench.model import Task
 
 
 def audio_task(tid: str = "master-t", **over) -> Task:
+    """The task; ``over`` replaces its fields."""
     data = {"id": tid, "family": "mastering", "title": "t", "instruction": "x" * 40, "song": "tiny",
             "inputs": [{"name": "mix.wav", "song": "tiny"}],
             "answer": [{"name": "master.wav", "what": "the master", "from": ["mix.wav"]},

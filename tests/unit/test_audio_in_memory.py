@@ -17,14 +17,12 @@ from pytest_overdub.bench.audio.answers import as_held, make_answer, write_answe
 from pytest_overdub.bench.audio.files import read_answer, read_made
 from pytest_overdub.bench.audio.pcm import flac24, pcm16, wav24
 from pytest_overdub.bench.model import Task
-from pytest_overdub.bench.tasks import Bench
 from pytest_overdub.errors import SubmissionError
 
 from audiotasks import audio_task
 
 SR = 48000
 LSB = 2.0 ** -23
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # full scale and over it, -1 and under, exact halves of a 24-bit and of a 32-bit step (the WAV path's),
 # denormals, both zeros, infinities
 EDGES = np.array([1.0, 1 - LSB, 1 - LSB / 2, 1 + 1e-9, 1.5, 2.0, 1e300, np.inf, -1.0, -1 - 1e-9, -1.5, -1e300,
@@ -124,14 +122,6 @@ def test_a_made_answer_with_nan_is_the_finite_samples_error():
         _memory(_made(**{"master.wav": x}))
 
 
-@pytest.fixture
-def tiny_bench(tmp_path, monkeypatch):
-    monkeypatch.setenv("OVERDUB_CACHE_DIR", str(tmp_path / "cache"))
-    (tmp_path / "bench" / "songs").mkdir(parents=True)
-    shutil.copy(FIXTURES / "tiny.json", tmp_path / "bench" / "songs" / "tiny.json")
-    return Bench(tmp_path / "bench")
-
-
 def _variant_like() -> Task:
     """A variant's id; inputs that go over full scale (+14 dB) and through a house effect, padded."""
     return _task(inputs=[{"name": "mix.wav", "song": "tiny", "gain_db": 14, "pad_s": 0.25},
@@ -143,19 +133,19 @@ def _variant_like() -> Task:
                           "against": "input:mix.wav", "target": [-30, -0.1]}])
 
 
-def test_a_variants_inputs_are_made_in_memory_as_the_handed_files_hold_them(tiny_bench, tmp_path):
+def test_a_variants_inputs_are_made_in_memory_as_the_handed_files_hold_them(tiny_audio_bench, tmp_path):
     from pytest_overdub.bench.handoff import write_inputs
 
     task = _variant_like()
-    made = inputs_mod.load_inputs(task, tiny_bench)
+    made = inputs_mod.load_inputs(task, tiny_audio_bench)
     assert not (tmp_path / "cache").exists()  # nothing written
     assert np.abs(made["mix.wav"]).max() == 1.0  # held at full scale, as the WAV holds it
-    handed = write_inputs(task, tiny_bench, tmp_path / "work")
+    handed = write_inputs(task, tiny_audio_bench, tmp_path / "work")
     for name, x in made.items():
         assert inputs_mod.read_wav(handed[name]).tobytes() == x.tobytes(), name
 
 
-def test_scoring_a_variants_made_answer_writes_nothing_and_reads_as_the_files(tiny_bench, tmp_path, monkeypatch):
+def test_scoring_a_variants_made_answer_writes_nothing_and_reads_as_the_files(tiny_audio_bench, tmp_path, monkeypatch):
     from pytest_overdub.bench.audio.score import score_audio_task
     from pytest_overdub.bench.audio.validity import score_made
 
@@ -166,7 +156,7 @@ def test_scoring_a_variants_made_answer_writes_nothing_and_reads_as_the_files(ti
 
     with monkeypatch.context() as m:
         m.setattr(sf, "write", refuse)
-        results = [score_made(task, make, tiny_bench, fresh=fresh)
+        results = [score_made(task, make, tiny_audio_bench, fresh=fresh)
                    for make, fresh in (("mud.oracle", False), ("do-nothing", False), ("mud.oracle", True))]
     assert not (tmp_path / "cache").exists()
     oracle, nothing, again = results
@@ -174,9 +164,9 @@ def test_scoring_a_variants_made_answer_writes_nothing_and_reads_as_the_files(ti
     assert oracle.checks[1].value < -0.1 and nothing.checks[1].value == 0.0  # handed back: not a bit changed
     assert [c.value for c in again.checks] == [c.value for c in oracle.checks]
     # the same answer through the files (the inputs handed over, the answer written as FLAC): the same values
-    inputs_mod.ensure_inputs(task, tiny_bench)
-    on_disk = score_audio_task(task, make_answer(task, "mud.oracle", tiny_bench, fresh=tmp_path / "a"),
-                               bench=tiny_bench)
+    inputs_mod.ensure_inputs(task, tiny_audio_bench)
+    on_disk = score_audio_task(task, make_answer(task, "mud.oracle", tiny_audio_bench, fresh=tmp_path / "a"),
+                               bench=tiny_audio_bench)
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == [".done", "mix.flac"]
     assert [np.float64(c.value).tobytes() for c in on_disk.checks] == \
         [np.float64(c.value).tobytes() for c in oracle.checks]

@@ -2,7 +2,6 @@
 scoring a folder (``overdub score``) and the bench's answers made by code."""
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,14 +11,13 @@ import soundfile as sf
 from pytest_overdub.bench.audio import inputs as inputs_mod
 from pytest_overdub.bench.audio.files import answer_folder, read_answer
 from pytest_overdub.bench.model import Task
-from pytest_overdub.bench.tasks import Bench, bundled_bench
+from pytest_overdub.bench.tasks import bundled_bench
 from pytest_overdub.errors import SubmissionError
 
 from audiotasks import audio_task as _task
 
 SR = 48000
 N = SR // 2
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def _signal(n=N):
@@ -105,25 +103,17 @@ def test_the_task_model_refuses_mixed_or_dangling_audio_tasks():
                                                       "file": "a.wav", "target": [0, 1]}]})
 
 
-@pytest.fixture
-def tiny_bench(tmp_path, monkeypatch):
-    monkeypatch.setenv("OVERDUB_CACHE_DIR", str(tmp_path / "cache"))
-    (tmp_path / "bench" / "songs").mkdir(parents=True)
-    shutil.copy(FIXTURES / "tiny.json", tmp_path / "bench" / "songs" / "tiny.json")
-    return Bench(tmp_path / "bench")
-
-
-def test_inputs_are_rendered_once_then_read_from_the_cache(tiny_bench, monkeypatch, tmp_path):
+def test_inputs_are_rendered_once_then_read_from_the_cache(tiny_audio_bench, monkeypatch, tmp_path):
     calls = []
     real = inputs_mod._render_song
     monkeypatch.setattr(inputs_mod, "_render_song", lambda song: calls.append(song) or real(song))
     task = _task(inputs=[{"name": "mix.wav", "song": "tiny"}, {"name": "stems/bass.wav", "song": "tiny",
                                                                "tracks": ["Bass"], "gain_db": -3}],
                  answer=[{"name": "master.wav", "what": "m", "from": ["mix.wav"]}])
-    first = inputs_mod.ensure_inputs(task, tiny_bench)
+    first = inputs_mod.ensure_inputs(task, tiny_audio_bench)
     assert len(calls) == 1  # one render of the song serves both inputs
     stamps = {p: p.stat().st_mtime_ns for p in first.values()}
-    second = inputs_mod.ensure_inputs(task, tiny_bench)
+    second = inputs_mod.ensure_inputs(task, tiny_audio_bench)
     assert len(calls) == 1 and second == first
     assert {p: p.stat().st_mtime_ns for p in second.values()} == stamps
     assert all(p.parent == tmp_path / "cache" / "audio" / "inputs" for p in first.values())
@@ -131,17 +121,17 @@ def test_inputs_are_rendered_once_then_read_from_the_cache(tiny_bench, monkeypat
     assert (info.samplerate, info.channels, info.subtype) == (SR, 2, "PCM_24")
     louder = _task(inputs=[{"name": "mix.wav", "song": "tiny", "gain_db": 1}],
                    answer=[{"name": "master.wav", "what": "m", "from": ["mix.wav"]}])
-    assert inputs_mod.ensure_inputs(louder, tiny_bench)["mix.wav"] != first["mix.wav"]  # another key
+    assert inputs_mod.ensure_inputs(louder, tiny_audio_bench)["mix.wav"] != first["mix.wav"]  # another key
     assert len(calls) == 2
 
 
-def test_an_unknown_track_in_an_input_names_the_song_s_tracks(tiny_bench):
+def test_an_unknown_track_in_an_input_names_the_song_s_tracks(tiny_audio_bench):
     from pytest_overdub.errors import TaskError
 
     task = _task(inputs=[{"name": "mix.wav", "song": "tiny", "tracks": ["Piano"]}],
                  answer=[{"name": "master.wav", "what": "m", "from": ["mix.wav"]}])
     with pytest.raises(TaskError, match=r"\['Piano'\] are not in song 'tiny' \(tracks: Drums, Bass\)"):
-        inputs_mod.ensure_inputs(task, tiny_bench)
+        inputs_mod.ensure_inputs(task, tiny_audio_bench)
 
 
 def test_every_audio_answer_file_names_a_registered_maker():
@@ -155,7 +145,7 @@ def test_every_audio_answer_file_names_a_registered_maker():
             assert json.loads(p.read_text())["make"] in MAKERS, p
 
 
-def test_overdub_score_scores_an_answer_folder_and_start_writes_the_inputs(tiny_bench, tmp_path, capsys):
+def test_overdub_score_scores_an_answer_folder_and_start_writes_the_inputs(tiny_audio_bench, tmp_path, capsys):
     from pytest_overdub.bench import commands
 
     task = {"id": "master-t", "family": "mastering", "title": "t", "instruction": "Turn it down by six dB." * 2,
@@ -163,26 +153,26 @@ def test_overdub_score_scores_an_answer_folder_and_start_writes_the_inputs(tiny_
             "answer": [{"name": "out.wav", "what": "the quieter mix", "from": ["mix.wav"]}],
             "checks": [{"id": "down", "label": "down", "kind": "loudnessChange", "file": "out.wav",
                         "against": "input:mix.wav", "target": [-6.5, -5.5], "soft": 1}]}
-    (tiny_bench.root / "tasks").mkdir()
-    (tiny_bench.root / "tasks" / "master-t.json").write_text(json.dumps(task))
+    (tiny_audio_bench.root / "tasks").mkdir()
+    (tiny_audio_bench.root / "tasks" / "master-t.json").write_text(json.dumps(task))
     work = tmp_path / "work"
-    assert commands.start_main(["master-t", "--out", str(work), "--bench", str(tiny_bench.root)]) == 0
+    assert commands.start_main(["master-t", "--out", str(work), "--bench", str(tiny_audio_bench.root)]) == 0
     assert (work / "INSTRUCTION.md").read_text().count("out.wav") == 1
     mix, _ = sf.read(str(work / "mix.wav"), always_2d=True)
     answer = tmp_path / "answers" / "master-t"
     answer.mkdir(parents=True)
     sf.write(str(answer / "out.wav"), mix * 0.5, SR, subtype="FLOAT")
     capsys.readouterr()
-    code = commands.score_main(["master-t", str(tmp_path / "answers"), "--bench", str(tiny_bench.root)])
+    code = commands.score_main(["master-t", str(tmp_path / "answers"), "--bench", str(tiny_audio_bench.root)])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "1.000" in out
     sf.write(str(answer / "out.wav"), mix, 44100)
-    assert commands.score_main(["master-t", str(answer), "--bench", str(tiny_bench.root)]) == 1
+    assert commands.score_main(["master-t", str(answer), "--bench", str(tiny_audio_bench.root)]) == 1
     assert "44100 Hz; want 48000 Hz" in capsys.readouterr().out
 
 
-def test_a_cache_that_cannot_be_written_is_one_task_error(tiny_bench, tmp_path, monkeypatch):
+def test_a_cache_that_cannot_be_written_is_one_task_error(tiny_audio_bench, tmp_path, monkeypatch):
     from pytest_overdub.errors import TaskError
 
     blocker = tmp_path / "not-a-folder"
@@ -190,4 +180,4 @@ def test_a_cache_that_cannot_be_written_is_one_task_error(tiny_bench, tmp_path, 
     monkeypatch.setenv("OVERDUB_CACHE_DIR", str(blocker))
     task = _task(answer=[{"name": "master.wav", "what": "m", "from": ["mix.wav"]}])
     with pytest.raises(TaskError, match="cannot write .*the audio cache must be a writable folder"):
-        inputs_mod.ensure_inputs(task, tiny_bench)
+        inputs_mod.ensure_inputs(task, tiny_audio_bench)
