@@ -227,9 +227,12 @@ class DiffersCheck(_Selected):
     kind: Literal["differs"]
     a: int = Field(ge=0, description="bar index")
     b: int = Field(ge=0, description="bar index")
+    new_hits: int | None = Field(default=None, ge=1, alias="newHits",
+                                 description="at least this many hits of bar a that bar b lacks (30 ms slack)")
 
     def value(self, ctx: "Context") -> float:
-        return readings.differs(self.notes(ctx), bar_a=self.a, bar_b=self.b, beats_per_bar=ctx.beats_per_bar)
+        return readings.differs(self.notes(ctx), bar_a=self.a, bar_b=self.b, beats_per_bar=ctx.beats_per_bar,
+                                new_hits=self.new_hits, tol_beats=ctx.on_beat_tol_beats)
 
 
 class ChordsUnderCheck(_Selected):
