@@ -3,7 +3,12 @@
 Computed from the ground truth: the verse's bars and chords (the ``roots`` and ``chordTones`` checks), its
 key (``inKey``), the names of the other parts. The oracle is a bassline written from the chord roots
 (root, its push, the fifth on beat three, the root again on the last eighth). Near misses: the roots a bar
-late, fifths on the downbeats, the chords part copied down two octaves, the oracle muted.
+late, fifths on the downbeats, the chords part copied down two octaves, the oracle muted, the oracle three
+octaves up.
+
+The range is a gate scaled by the share of notes in it (soft 1): as a goal beside ``inKey`` (the task's
+only other goal) a line three octaves up still scored 0.5, as did one off the key everywhere but the
+strong beats; a note or two above C3 costs its share, as it did.
 """
 
 from __future__ import annotations
@@ -24,10 +29,10 @@ def _root(pc: int) -> int:
     return LO + (pc - LO) % 12
 
 
-def _line(chords: list[ChordTruth], *, fifth_first: bool = False) -> str:
+def _line(chords: list[ChordTruth], *, fifth_first: bool = False, up: int = 0) -> str:
     tokens = []
     for i, ch in enumerate(chords):
-        r = _root(ch.root_pc)
+        r = _root(ch.root_pc) + up
         low, high = (r + 7, r) if fifth_first else (r, r + 7)
         b = 4 * i
         tokens += [f"{low}@{b}:1.5", f"{low}@{b + 1.5}:0.5", f"{high}@{b + 2}:1.5", f"{r}@{b + 3.5}:0.5"]
@@ -70,7 +75,7 @@ def build(made: Generated, variant_id: str):
         {"id": "in-key", "label": f"Share of bass notes in {key}", "kind": "inKey", "target": [0.9, 1],
          "soft": 0.4, "weight": 1, "tracks": bass, **span},
         {"id": "range", "label": "Share of bass notes between E1 and C3", "kind": "within", "target": [1, 1],
-         "soft": 0.5, "weight": 1, "tracks": bass, **span, "lo": LO, "hi": HI},
+         "soft": 1, "gate": True, "tracks": bass, **span, "lo": LO, "hi": HI},
         {"id": "copy", "label": f"Largest share of the bass line that copies the {chords_part.lower()} or the hook",
          "kind": "copied", "target": [0, 0.5], "soft": 0.25, "gate": True, "tracks": bass, **span,
          "against": [chords_part, "Hook"]},
@@ -96,6 +101,9 @@ def build(made: Generated, variant_id: str):
                "downbeat.", [_clip(verse, _line(chords, fifth_first=True))], ("roots",)),
         Answer("cheat-chords-copy", "The chords part played two octaves down.", [_clip(verse, copy)],
                ("copy",)),
+        Answer("cheat-up-three-octaves", "The oracle's line three octaves up, a lead in the bass's place: roots, "
+               "chord tones and key right, none of it in the bass register.", [_clip(verse, _line(chords, up=36))],
+               ("range",)),
         Answer("cheat-muted", "The oracle's notes on a muted track.",
                [_clip(verse, _line(chords)), {"type": "track.set", "track": "Bass", "patch": {"mute": True}}],
                ("heard",)),
