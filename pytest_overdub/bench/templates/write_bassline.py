@@ -8,7 +8,9 @@ octaves up.
 
 The range is a gate scaled by the share of notes in it (soft 1): as a goal beside ``inKey`` (the task's
 only other goal) a line three octaves up still scored 0.5, as did one off the key everywhere but the
-strong beats; a note or two above C3 costs its share, as it did.
+strong beats; a note or two above C3 costs its share, as it did. ``inKey``, now the only goal, has twice
+its soft width (0.8), so a line in range with a chromatic approach note or two scores what the mean of
+the two goals gave it (2 of 12 notes off the key: 0.917), and a line mostly off the key far less.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ def build(made: Generated, variant_id: str):
         {"id": "count", "label": f"Bass notes in the verse ({lo_n} to {hi_n})", "kind": "count",
          "target": [lo_n, hi_n], "soft": 8, "gate": True, "tracks": bass, **span},
         {"id": "in-key", "label": f"Share of bass notes in {key}", "kind": "inKey", "target": [0.9, 1],
-         "soft": 0.4, "weight": 1, "tracks": bass, **span},
+         "soft": 0.8, "weight": 1, "tracks": bass, **span},
         {"id": "range", "label": "Share of bass notes between E1 and C3", "kind": "within", "target": [1, 1],
          "soft": 1, "gate": True, "tracks": bass, **span, "lo": LO, "hi": HI},
         {"id": "copy", "label": f"Largest share of the bass line that copies the {chords_part.lower()} or the hook",
