@@ -85,7 +85,7 @@ TEMPLATES: dict[str, Template] = {t.id: t for t in (
                      "cheat-muted")),
     Template("write-counter-melody", counter_melody.TIER, counter_melody.build, "writing",
              misses=("cheat-octave-copy", "cheat-delayed-copy", "cheat-hook-new-rhythm", "cheat-retrograde",
-                     "cheat-parallel-thirds", "cheat-one-note", "in-the-verse", "cheat-muted")),
+                     "cheat-parallel-thirds", "cheat-split-thirds", "cheat-one-note", "in-the-verse", "cheat-muted")),
     Template("write-drum-groove", drum_groove.TIER, drum_groove.build, "writing",
              misses=("four-on-floor", "cheat-every-hit", "cheat-no-backbeat", "cheat-swapped", "cheat-tom-flood",
                     "cheat-muted")),

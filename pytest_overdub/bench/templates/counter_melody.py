@@ -13,8 +13,8 @@ lower tone left; of four such lines (from the higher or the lower tone, leaving 
 the first that copies at most 0.4 of any part and holds five pitches, since the plain alternation can play
 a run of the bass's or the hook's intervals (a copy of up to 0.71 on 7 of test seeds 1000-1399; 0.5 on
 train seed 53). Near misses: the hook an octave down (in place, a beat late, in a new rhythm, and
-backwards), a diatonic third under the hook, one note on every beat, the oracle in the verse, the oracle on
-a muted track.
+backwards), a diatonic third under the hook (on one new track, and dealt note by note over three), one note
+on every beat, the oracle in the verse, the oracle on a muted track.
 """
 
 from __future__ import annotations
@@ -168,6 +168,9 @@ def build(made: Generated, variant_id: str):
                [_track("Counter"), _clip(lo, length, backwards)], ("copy",)),
         Answer("cheat-parallel-thirds", f"The {hook_name.lower()} a diatonic third below, note for note.",
                [_track("Counter"), _clip(lo, length, thirds)], ("copy",)),
+        Answer("cheat-split-thirds", f"The {hook_name.lower()} a diatonic third below, dealt note by note over "
+               "three new tracks: no one track copies more than a third of it, and the chorus hears the whole.",
+               [op for k in range(3) for op in _split(k, lo, length, thirds[k::3])], ("copy",)),
         Answer("cheat-one-note", "The tonic on every beat of the chorus: in key, never a melody.",
                [_track("Counter"), _clip(lo, length, [{"p": tonic, "t": float(b), "d": 1, "v": 0.8}
                                                       for b in range(int(length))])], ("pitches", "contour")),
@@ -178,6 +181,13 @@ def build(made: Generated, variant_id: str):
                [_track("Counter", mute=True), _clip(lo, length, line)], ("heard",)),
     )
     return fields, oracle, misses
+
+
+def _split(k: int, start: float, length: float, notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A new track ``Counter <k>`` playing ``notes``: one share of a line dealt over several tracks."""
+    ref = f"ctr{k}"
+    return [track_add_op(f"Counter {k + 1}", instrument={"device": "core.keys", "params": {}}, ref=ref),
+            clip_add_op(ref, start=start, length=length, name="counter", notes=notes)]
 
 
 def _merged(pitches: list[int]) -> list[int]:
