@@ -13,6 +13,9 @@ Conventions:
   (a track the agent added) is found by id or name in the current song. ``"new"`` means every track whose id
   the starting song did not have.
 * A note is in the span when ``from_beats <= start_beats < to_beats`` (either bound may be absent).
+* A check's selection (:func:`select`) leaves out notes under :data:`MIN_PLAYED_VELOCITY`: silent or all
+  but silent, they are not played, so they can neither supply a root, a chord tone, a hit or a turn the
+  ear never gets nor pad a count (the audio checks hear them as they are).
 * Bars are 0-based and given as a ``range`` or a ``(first, last)`` pair with ``last`` exclusive.
 """
 
@@ -39,6 +42,11 @@ def on_beat_tol_beats(tempo_bpm: float) -> float:
 
 
 NEW = "new"
+
+#: The softest velocity a check's selection reads as played: 0.1 (MIDI 13), 18 dB under a note at 0.8.
+#: The bench's songs play nothing softer than 0.28 (a ghost snare); a silent root (velocity 0) under a
+#: fifth on each downbeat read as the root and scored 1.0 on write-bassline.
+MIN_PLAYED_VELOCITY = 0.1
 
 
 @dataclass(frozen=True)
@@ -120,7 +128,8 @@ def _names(song: Song, start_song: Song) -> str:
 def select(song: Song, *, start_song: Song, tracks: Iterable[str] | str | None = None,
            from_beats: float | None = None, to_beats: float | None = None,
            pitches: Iterable[int | str] | None = None) -> list[PlacedNote]:
-    """The heard notes of the named tracks starting in [from_beats, to_beats) with a pitch in ``pitches``.
+    """The played notes (velocity at least :data:`MIN_PLAYED_VELOCITY`) of the named tracks starting in
+    [from_beats, to_beats) with a pitch in ``pitches``.
 
     ``pitches`` may hold MIDI numbers or names (``"C#2"``); ``None`` keeps every pitch. Sorted by
     (start_beats, p).
@@ -134,6 +143,8 @@ def select(song: Song, *, start_song: Song, tracks: Iterable[str] | str | None =
             if to_beats is not None and n.start_beats >= to_beats:
                 continue
             if wanted is not None and n.p not in wanted:
+                continue
+            if n.v < MIN_PLAYED_VELOCITY:
                 continue
             out.append(n)
     out.sort(key=lambda n: (n.start_beats, n.p))

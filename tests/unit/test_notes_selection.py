@@ -102,6 +102,14 @@ def test_select_span_boundaries_and_pitches():
     assert [n.start_beats for n in select(START, start_song=START)] == [0, 1, 3.5, 8, 8, 8, 8]
 
 
+def test_select_leaves_out_notes_too_soft_to_be_played():
+    """A silent root under an audible fifth is no root: velocity 0 and 0.05 are not read, 0.1 is."""
+    soft = Track(id="t_new", name="Soft", clips=(Clip(id="c_s", start=0, length=4, notes=(
+        Note(p=45, t=0, d=0.1, v=0.0, id="s0"), Note(p=45, t=1, d=0.1, v=0.05, id="s1"),
+        Note(p=45, t=2, d=0.1, v=0.1, id="s2"), Note(p=52, t=0, d=1, v=0.85, id="s3"))),))
+    song = _with_tracks(*START.tracks, soft)
+    assert [(n.start_beats, n.p) for n in select(song, start_song=START, tracks=["new"])] == [(0, 52), (2, 45)]
+
 def test_select_new_tracks_when_none_were_added_is_empty():
     assert select(START, start_song=START, tracks=["new"], from_beats=0, to_beats=32) == []
 
