@@ -61,9 +61,10 @@ def build(made: Generated, variant_id: str):
     instruction = (
         f"The bass part is gone. Write a new bassline on the Bass track for the verse (bars 1-{verse.bars}, "
         f"beats {verse.start_beats:g}-{verse.end_beats:g}) over its chords, {', '.join(symbols)}, one chord "
-        f"per bar: the root of the bar's chord starting on every downbeat, mostly chord tones (at least three "
-        f"in four) sounding on beats one and three, {lo_n} to {hi_n} notes, in {key}, between E1 and C3, its "
-        f"own line rather than a copy of the {chords_part.lower()} or the hook, and loud enough to hear in "
+        f"per bar: the root of the bar's chord starting on every downbeat and sounding at least a sixteenth "
+        f"note, mostly chord tones (at least three in four) sounding on beats one and three, {lo_n} to {hi_n} "
+        f"notes, in {key}, between E1 and C3, its own line rather than a copy of the {chords_part.lower()} or "
+        f"the hook, and loud enough to hear in "
         f"the mix (at least -30 LUFS). A note within 30 ms of a beat is on it. Leave every other part alone.")
     bass = ["Bass"]
     checks = [
