@@ -13,9 +13,10 @@ Conventions:
   (a track the agent added) is found by id or name in the current song. ``"new"`` means every track whose id
   the starting song did not have.
 * A note is in the span when ``from_beats <= start_beats < to_beats`` (either bound may be absent).
-* A check's selection (:func:`select`) reads only what the mix plays: the tracks that play (mute and solo,
-  :func:`..render.heard.plays`) with their fader above :data:`SILENT_FADER_DB`, and their notes at a
-  velocity, times the clip's gain, of at least :data:`MIN_PLAYED_VELOCITY`. A note that is silent or all
+* A check's selection (:func:`select`) reads only what the mix plays: the tracks that play (mute and solo:
+  the bench passes the engine's rule, ``render.heard.plays``, as ``track_plays``) with their fader above
+  :data:`SILENT_FADER_DB`, and their notes at a velocity, times the clip's gain, of at least
+  :data:`MIN_PLAYED_VELOCITY`. A note that is silent or all
   but silent supplies no root, chord tone, hit or turn the ear never gets and pads no count; a muted
   helper track beside a heard one lent the heard line its pitches and turns (the ``heard`` check reads
   the new tracks together).
@@ -24,11 +25,10 @@ Conventions:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import TaskError
-from ..render.heard import plays
 from ..song.model import Song, Track
 from .theory import parse_pitch
 
@@ -135,18 +135,20 @@ def _names(song: Song, start_song: Song) -> str:
 
 def select(song: Song, *, start_song: Song, tracks: Iterable[str] | str | None = None,
            from_beats: float | None = None, to_beats: float | None = None,
-           pitches: Iterable[int | str] | None = None) -> list[PlacedNote]:
+           pitches: Iterable[int | str] | None = None,
+           track_plays: Callable[[Song, Track], bool] | None = None) -> list[PlacedNote]:
     """The played notes (see the module docstring: tracks the mix plays, velocity times clip gain at
     least :data:`MIN_PLAYED_VELOCITY`) of the named tracks starting in [from_beats, to_beats) with a pitch
     in ``pitches``.
 
-    ``pitches`` may hold MIDI numbers or names (``"C#2"``); ``None`` keeps every pitch. Sorted by
-    (start_beats, p).
+    ``pitches`` may hold MIDI numbers or names (``"C#2"``); ``None`` keeps every pitch. ``track_plays``
+    (the mix's rule, ``render.heard.plays``) leaves out the tracks it says do not play and those faded to
+    :data:`SILENT_FADER_DB` or lower; without it every named track is read. Sorted by (start_beats, p).
     """
     wanted = None if pitches is None else frozenset(parse_pitch(p) for p in pitches)
     out: list[PlacedNote] = []
     for track in resolve_tracks(song, tracks, start_song=start_song):
-        if not plays(song, track) or track.gain <= SILENT_FADER_DB:
+        if track_plays is not None and (not track_plays(song, track) or track.gain <= SILENT_FADER_DB):
             continue
         for n in placed_notes(song, track):
             if from_beats is not None and n.start_beats < from_beats:

@@ -4,6 +4,7 @@ import pytest
 
 from pytest_overdub.errors import TaskError
 from pytest_overdub.notes.selection import PlacedNote, bar_range, placed_notes, resolve_tracks, select
+from pytest_overdub.render.heard import plays
 from pytest_overdub.song.model import Clip, Note, Song, Track
 
 
@@ -98,9 +99,10 @@ def test_select_span_boundaries_and_pitches():
     assert [n.p for n in got] == [41, 57, 60, 64]
     got = select(START, start_song=START, pitches=["A2", 60])   # A2 = MIDI 45
     assert [(n.track_id, n.p) for n in got] == [("t_bass", 45), ("t_keys", 60)]
-    # every track, no bounds: 2 bass + 3 keys, merged in time order; the Hook is muted: the mix does not
-    # play it, so no check reads it (placed_notes still places what it holds)
-    assert [n.start_beats for n in select(START, start_song=START)] == [0, 3.5, 8, 8, 8]
+    # every track, no bounds: 2 bass + 3 keys + 2 hook, merged in time order
+    assert [n.start_beats for n in select(START, start_song=START)] == [0, 1, 3.5, 8, 8, 8, 8]
+    # with the mix's rule the muted Hook is not read (placed_notes still places what it holds)
+    assert [n.start_beats for n in select(START, start_song=START, track_plays=plays)] == [0, 3.5, 8, 8, 8]
     assert [n.start_beats for n in placed_notes(START, START.track("Hook"))] == [1, 8]
 
 
@@ -126,9 +128,9 @@ def test_select_reads_only_what_the_mix_plays():
         Note(p=65, t=3, d=1, id="f1"),)),))
     song = _with_tracks(*START.tracks, heard, muted, faded)
     # 0.5 at -12 dB is 0.126: played; the -96 dB clip, the muted and the faded track are not
-    assert [n.p for n in select(song, start_song=START, tracks=["new"])] == [57, 62]
+    assert [n.p for n in select(song, start_song=START, tracks=["new"], track_plays=plays)] == [57, 62]
     soloed = _with_tracks(*START.tracks, heard.model_copy(update={"solo": True}), muted, faded)
-    assert [n.p for n in select(soloed, start_song=START, tracks=["Bass"])] == []   # soloed away
+    assert select(soloed, start_song=START, tracks=["Bass"], track_plays=plays) == []   # soloed away
 
 def test_select_new_tracks_when_none_were_added_is_empty():
     assert select(START, start_song=START, tracks=["new"], from_beats=0, to_beats=32) == []
