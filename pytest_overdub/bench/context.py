@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from ..errors import TaskError
 from ..notes.selection import PlacedNote, resolve_tracks, select
-from ..render.heard import heard_tracks
+from ..render.heard import heard_tracks, plays
 from ..song.model import Song
 
 
@@ -138,7 +138,7 @@ class Context:
         lo, hi = self.span(check) if spanned else (None, None)
         return select(self.song if song is None else song, start_song=self.start,
                       tracks=check.tracks if tracks is ... else tracks, from_beats=lo, to_beats=hi,
-                      pitches=check.pitches if pitches is ... else pitches)
+                      pitches=check.pitches if pitches is ... else pitches, track_plays=plays)
 
     @property
     def key(self) -> tuple[str | None, str | None]:

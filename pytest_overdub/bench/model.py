@@ -227,9 +227,12 @@ class DiffersCheck(_Selected):
     kind: Literal["differs"]
     a: int = Field(ge=0, description="bar index")
     b: int = Field(ge=0, description="bar index")
+    new_hits: int | None = Field(default=None, ge=1, alias="newHits",
+                                 description="at least this many hits of bar a that bar b lacks (30 ms slack)")
 
     def value(self, ctx: "Context") -> float:
-        return readings.differs(self.notes(ctx), bar_a=self.a, bar_b=self.b, beats_per_bar=ctx.beats_per_bar)
+        return readings.differs(self.notes(ctx), bar_a=self.a, bar_b=self.b, beats_per_bar=ctx.beats_per_bar,
+                                new_hits=self.new_hits, tol_beats=ctx.on_beat_tol_beats)
 
 
 class ChordsUnderCheck(_Selected):
@@ -263,8 +266,9 @@ class TurnsCheck(_Selected):
 
 
 class CopiedCheck(_Selected):
-    """The largest copy share of any selected track against any ``against`` track (read over the whole
-    song), transpositions counted in semitones and in steps of the task's key."""
+    """The largest copy share of any selected track, or of the selected tracks together, against any
+    ``against`` track (read over the whole song), transpositions counted in semitones and in steps of the
+    task's key. Together: a copy dealt out note by note over several new tracks is one copy to the ear."""
 
     kind: Literal["copied"]
     against: list[str] = Field(min_length=1)
@@ -274,7 +278,10 @@ class CopiedCheck(_Selected):
 
         root, scale = ctx.key
         pcs = scale_pcs(root, scale) if root is not None else None
-        ours, theirs = _by_track(self.notes(ctx)), _by_track(self.part(ctx, self.against))
+        selected = self.notes(ctx)
+        ours, theirs = _by_track(selected), _by_track(self.part(ctx, self.against))
+        if len(ours) > 1:
+            ours.append(selected)
         return max((readings.copied(a, b, tol_beats=ctx.on_beat_tol_beats, scale=pcs)
                     for a in ours for b in theirs), default=0.0)
 

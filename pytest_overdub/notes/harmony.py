@@ -79,20 +79,28 @@ def doubling(notes: Sequence[PlacedNote], against: Sequence[PlacedNote], *, tol_
     return doubled / len(notes)
 
 
+#: The shortest root that counts, in beats before the on-beat tolerance is taken off: a sixteenth note.
+ROOT_MIN_BEATS = 0.25
+
+
 def roots(notes: Sequence[PlacedNote], *, chords: Sequence[str], bars: range | Sequence[int], tol_beats: float,
           beats_per_bar: float = 4) -> float:
-    """Share of bars whose downbeat has an onset (within ``tol_beats``) on the pitch class of the bar's chord root.
+    """Share of bars whose downbeat has an onset (within ``tol_beats``) on the pitch class of the bar's chord
+    root, sounding at least a sixteenth note (:data:`ROOT_MIN_BEATS` less ``tol_beats``: a click of the root
+    under another note is not a root the ear hears).
 
     ``chords`` are cycled over the bars: bar ``i`` plays ``chords[(i - first_bar) % len(chords)]``. The root
     of a slash chord is its named root (A for ``Am/C``), not its bass.
     """
     span = bar_range(bars)
     root_pcs = [c.root_pc for c in _chords(chords, "roots")]
+    shortest = ROOT_MIN_BEATS - tol_beats - EPS
     hit = 0
     for i in span:
         downbeat = i * beats_per_bar
         want = root_pcs[(i - span.start) % len(root_pcs)]
-        if any(abs(n.start_beats - downbeat) <= tol_beats + EPS and n.p % 12 == want for n in notes):
+        if any(abs(n.start_beats - downbeat) <= tol_beats + EPS and n.p % 12 == want and n.dur_beats >= shortest
+               for n in notes):
             hit += 1
     return hit / len(span)
 

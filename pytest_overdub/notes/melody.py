@@ -12,7 +12,8 @@ Conventions:
   (an exact transposition; 0 or 12 is a unison or octave copy) or in steps of the key's scale (a
   diatonic transposition, as a line in parallel thirds is; notes outside the scale take no part in that
   count). A line that plays another part's melody in a new rhythm is a copy too: its top line (repeated
-  notes merged) shares runs of :data:`COPY_RUN` or more successive intervals with the other's.
+  notes merged) shares runs of :data:`COPY_RUN` or more successive intervals with the other's, played
+  forwards, inverted (every interval upside down), backwards (retrograde) or both.
 """
 
 from __future__ import annotations
@@ -84,11 +85,25 @@ COPY_RUN = 4
 def _run_share(notes: Sequence[PlacedNote], other: Sequence[PlacedNote], *,
                value: Callable[[int], int | None], tol_beats: float) -> float:
     """Share of the selection's top line (repeated notes merged) inside runs of :data:`COPY_RUN` or more
-    successive intervals that the other part's top line also plays somewhere, in any rhythm."""
+    successive intervals that the other part's top line also plays somewhere, in any rhythm; the largest
+    share over its :func:`_forms` (one way of deriving the line, not a patchwork of all four)."""
     ours = _intervals(top_line(notes, tol_beats=tol_beats), value)
     theirs = _intervals(top_line(other, tol_beats=tol_beats), value)
     if not ours:
         return 0.0
+    return max(len(_runs_covered(ours, form)) for form in _forms(theirs)) / (len(ours) + 1)
+
+
+def _forms(intervals: list[int | None]) -> list[list[int | None]]:
+    """A melody's intervals as played forwards, upside down (inverted), backwards (retrograde) and both:
+    the old ways of deriving a line from another, each still its melody."""
+    inverted = [None if v is None else -v for v in intervals]
+    return [intervals, inverted, inverted[::-1], intervals[::-1]]
+
+
+def _runs_covered(ours: list[int | None], theirs: list[int | None]) -> set[int]:
+    """Indices of the notes of our line inside runs of :data:`COPY_RUN` or more successive intervals
+    equal to a run of ``theirs``."""
     covered: set[int] = set()
     prev = [0] * (len(theirs) + 1)
     for i, a in enumerate(ours):
@@ -99,7 +114,7 @@ def _run_share(notes: Sequence[PlacedNote], other: Sequence[PlacedNote], *,
                 if cur[j + 1] >= COPY_RUN:
                     covered.update(range(i - cur[j + 1] + 1, i + 2))  # the notes around those intervals
         prev = cur
-    return len(covered) / (len(ours) + 1)
+    return covered
 
 
 def _intervals(line: list[int], value: Callable[[int], int | None]) -> list[int | None]:

@@ -75,11 +75,34 @@ def bar_content(notes: Sequence[PlacedNote], *, bar: int, beats_per_bar: float =
                      for n in notes if lo <= n.start_beats < lo + beats_per_bar)
 
 
-def differs(notes: Sequence[PlacedNote], *, bar_a: int, bar_b: int, beats_per_bar: float = 4) -> float:
-    """1.0 when both bars have notes and their (pitch, position-in-bar) sets differ, else 0.0."""
+def differs(notes: Sequence[PlacedNote], *, bar_a: int, bar_b: int, beats_per_bar: float = 4,
+            new_hits: int | None = None, tol_beats: float = 0.0) -> float:
+    """1.0 when both bars have notes and their (pitch, position-in-bar) sets differ, else 0.0.
+
+    Given ``new_hits``, the bars must differ by that many hits of bar ``a`` that bar ``b`` does not have
+    (:func:`new_hits_count`), so a fill is more than one hit swapped, nudged or added."""
     a = bar_content(notes, bar=bar_a, beats_per_bar=beats_per_bar)
     b = bar_content(notes, bar=bar_b, beats_per_bar=beats_per_bar)
+    if new_hits is not None:
+        return 1.0 if b and new_hits_count(a, b, tol_beats=tol_beats) >= new_hits else 0.0
     return 1.0 if a and b and a != b else 0.0
+
+
+def new_hits_count(a: frozenset[tuple[int, float]], b: frozenset[tuple[int, float]], *, tol_beats: float) -> int:
+    """How many hits of bar content ``a`` bar ``b`` lacks: a (pitch, position) of ``a`` with no hit of its
+    pitch in ``b`` within ``tol_beats``; new hits of one pitch closer than ``tol_beats`` to each other are
+    one (a hit nudged or stacked is not a new one)."""
+    _check_tol(tol_beats)
+    count = 0
+    last: dict[int, float] = {}
+    for p, pos in sorted(a):
+        if any(q == p and abs(x - pos) <= tol_beats + EPS for q, x in b):
+            continue
+        if p in last and pos - last[p] <= tol_beats + EPS:
+            continue
+        last[p] = pos
+        count += 1
+    return count
 
 
 def _step(start: float, grid: float) -> int:

@@ -5,20 +5,27 @@ Conventions:
 * A :class:`PlacedNote` is a note as heard on the song's timeline: ``start_beats`` is absolute
   (clip start + ``t``) and ``dur_beats`` is the heard duration ``min(d, clip.length - t)`` (docs/formats.md).
 * Not placed: notes with ``t >= clip.length`` (never heard), notes of muted clips, and audio clips.
-  A muted *track* still places its notes: the readings read what is written; muting a track is a mix
-  decision that the audio checks hear.
+  A muted *track* still places its notes (:func:`placed_notes` is what is written); a check's selection
+  leaves it out (below).
 * Tracks are named by id or by name (case-insensitive). Each reference is resolved against the starting
   song first, then the track with that starting id is looked up in the song, so a track the agent renamed
   is still found, and a track the agent removed reads as no notes. A reference only the current song knows
   (a track the agent added) is found by id or name in the current song. ``"new"`` means every track whose id
   the starting song did not have.
 * A note is in the span when ``from_beats <= start_beats < to_beats`` (either bound may be absent).
+* A check's selection (:func:`select`) reads only what the mix plays: the tracks that play (mute and solo:
+  the bench passes the engine's rule, ``render.heard.plays``, as ``track_plays``) with their fader above
+  :data:`SILENT_FADER_DB`, and their notes at a velocity, times the clip's gain, of at least
+  :data:`MIN_PLAYED_VELOCITY`. A note that is silent or all
+  but silent supplies no root, chord tone, hit or turn the ear never gets and pads no count; a muted
+  helper track beside a heard one lent the heard line its pitches and turns (the ``heard`` check reads
+  the new tracks together).
 * Bars are 0-based and given as a ``range`` or a ``(first, last)`` pair with ``last`` exclusive.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import TaskError
@@ -40,6 +47,14 @@ def on_beat_tol_beats(tempo_bpm: float) -> float:
 
 NEW = "new"
 
+#: The softest velocity (times the clip's gain) a check's selection reads as played: 0.1 (MIDI 13), 18 dB
+#: under a note at 0.8. The bench's songs play nothing softer than 0.28 (a ghost snare); a silent root
+#: (velocity 0, or a clip at -96 dB) under a fifth on each downbeat read as the root and scored 1.0 on
+#: write-bassline.
+MIN_PLAYED_VELOCITY = 0.1
+#: A track whose fader is this low or lower is not played: 30 dB down, the bench's "made inaudible".
+SILENT_FADER_DB = -30.0
+
 
 @dataclass(frozen=True)
 class PlacedNote:
@@ -52,6 +67,7 @@ class PlacedNote:
     start_beats: float
     dur_beats: float
     v: float
+    clip_gain_db: float = 0.0
 
     @property
     def end_beats(self) -> float:
@@ -69,7 +85,7 @@ def placed_notes(song: Song, track: Track) -> list[PlacedNote]:
                 continue
             out.append(PlacedNote(track_id=track.id, clip_id=clip.id, note_id=note.id, p=note.p,
                                   start_beats=clip.start + note.t, dur_beats=min(note.d, clip.length - note.t),
-                                  v=note.v))
+                                  v=note.v, clip_gain_db=clip.gain))
     out.sort(key=lambda n: (n.start_beats, n.p))
     return out
 
@@ -119,21 +135,29 @@ def _names(song: Song, start_song: Song) -> str:
 
 def select(song: Song, *, start_song: Song, tracks: Iterable[str] | str | None = None,
            from_beats: float | None = None, to_beats: float | None = None,
-           pitches: Iterable[int | str] | None = None) -> list[PlacedNote]:
-    """The heard notes of the named tracks starting in [from_beats, to_beats) with a pitch in ``pitches``.
+           pitches: Iterable[int | str] | None = None,
+           track_plays: Callable[[Song, Track], bool] | None = None) -> list[PlacedNote]:
+    """The played notes (see the module docstring: tracks the mix plays, velocity times clip gain at
+    least :data:`MIN_PLAYED_VELOCITY`) of the named tracks starting in [from_beats, to_beats) with a pitch
+    in ``pitches``.
 
-    ``pitches`` may hold MIDI numbers or names (``"C#2"``); ``None`` keeps every pitch. Sorted by
-    (start_beats, p).
+    ``pitches`` may hold MIDI numbers or names (``"C#2"``); ``None`` keeps every pitch. ``track_plays``
+    (the mix's rule, ``render.heard.plays``) leaves out the tracks it says do not play and those faded to
+    :data:`SILENT_FADER_DB` or lower; without it every named track is read. Sorted by (start_beats, p).
     """
     wanted = None if pitches is None else frozenset(parse_pitch(p) for p in pitches)
     out: list[PlacedNote] = []
     for track in resolve_tracks(song, tracks, start_song=start_song):
+        if track_plays is not None and (not track_plays(song, track) or track.gain <= SILENT_FADER_DB):
+            continue
         for n in placed_notes(song, track):
             if from_beats is not None and n.start_beats < from_beats:
                 continue
             if to_beats is not None and n.start_beats >= to_beats:
                 continue
             if wanted is not None and n.p not in wanted:
+                continue
+            if n.v * 10 ** (n.clip_gain_db / 20) < MIN_PLAYED_VELOCITY:
                 continue
             out.append(n)
     out.sort(key=lambda n: (n.start_beats, n.p))

@@ -102,6 +102,15 @@ def test_roots_am_f_c_g():
     assert roots(notes, chords=["Am", "F", "C", "G"], bars=(0, 4), tol_beats=TOL) == 0.75
 
 
+def test_a_click_of_the_root_is_no_root():
+    """A root that sounds less than a sixteenth (less the tolerance) under another note is not heard as the
+    root: a 0.01-beat A under a held E scored the bar; a sixteenth (or a 16th cut by 0.02) still counts."""
+    fifth = n(52, 0, 2)
+    assert roots([n(45, 0, 0.01), fifth], chords=["Am"], bars=(0, 1), tol_beats=TOL) == 0.0
+    assert roots([n(45, 0, 0.2), fifth], chords=["Am"], bars=(0, 1), tol_beats=TOL) == 0.0
+    assert roots([n(45, 0, 0.23), fifth], chords=["Am"], bars=(0, 1), tol_beats=TOL) == 1.0
+    assert roots([n(45, 0, 0.25)], chords=["Am"], bars=(0, 1), tol_beats=TOL) == 1.0
+
 def test_roots_cycle_from_the_first_bar():
     # bars 1..3 with three chords: bar 1 Am, bar 2 F, bar 3 C (counting from the first bar, not bar 0)
     notes = [n(45, 4), n(41, 8), n(48, 12)]

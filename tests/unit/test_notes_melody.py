@@ -77,6 +77,33 @@ def test_a_diatonic_third_below_is_a_copy_in_scale_steps_only():
     assert copied(thirds, hook, tol_beats=TOL) < 0.7
 
 
+
+def test_the_hook_backwards_or_upside_down_is_a_copy():
+    """A line derived from the hook by the old devices (retrograde, inversion, both) is its melody still:
+    each scored as its own line (copy 0.3 or less) and passed the counter-melody task."""
+    steps = sorted(A_MINOR)
+
+    def step(p):
+        return (p // 12) * 7 + steps.index(p % 12)
+
+    def unstep(k):
+        return (k // 7) * 12 + steps[k % 7]
+
+    hook = line(HOOK, track="t_hook")
+    times = [t for _, t in HOOK]
+    backwards = [n(p - 12, t) for (p, _), t in zip(reversed(HOOK), times)]   # retrograde, the hook's rhythm
+    assert copied(backwards, hook, tol_beats=TOL) == 1.0
+    mirrored = [n(2 * 60 - p, t) for p, t in HOOK]                           # inverted about C4, in semitones
+    assert copied(mirrored, hook, tol_beats=TOL) == 1.0
+    diatonic = [n(unstep(2 * step(60) - step(p)), t) for p, t in HOOK]        # inverted in A minor's steps
+    assert copied(diatonic, hook, tol_beats=TOL, scale=A_MINOR) == 1.0
+    both = [n(unstep(2 * step(60) - step(p)), t) for (p, _), t in zip(reversed(HOOK), times)]
+    assert copied(both, hook, tol_beats=TOL, scale=A_MINOR) == 1.0
+    # one run of four intervals upside down (E4 F4 G4 B4 G4: +1 +1 +2 -2 steps, the hook's -1 -1 -2 +2)
+    # inside a line of its own is no copy: 5 of its 11 notes
+    own = [n(p, 0.5 * i) for i, p in enumerate((64, 65, 67, 71, 67, 60, 62, 57, 62, 69, 64))]
+    assert copied(own, hook, tol_beats=TOL, scale=A_MINOR) == pytest.approx(5 / 11)
+
 def test_an_own_line_is_not_a_copy():
     hook = line(HOOK, track="t_hook")
     # half notes a sixth and a third against the hook, moving the other way

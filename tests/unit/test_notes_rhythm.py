@@ -88,6 +88,23 @@ def test_differs():
     assert differs(BAR0 + [n(36, 12), n(38, 13), n(36, 14), n(40, 15)], bar_a=0, bar_b=3) == 1.0
 
 
+
+def test_differs_new_hits_counts_only_hits_bar_b_lacks():
+    """A fill asks for hits bar 1 does not have: one hit added, three hits nudged by less than the
+    tolerance, or one hit stacked three times is not a fill of three (each passed the plain ``differs``)."""
+    tol = 0.046
+    one_more = [n(36, 12), n(38, 13), n(36, 14), n(38, 15), n(36, 15.5)]
+    assert differs(BAR0 + one_more, bar_a=3, bar_b=0) == 1.0
+    assert differs(BAR0 + one_more, bar_a=3, bar_b=0, new_hits=3, tol_beats=tol) == 0.0
+    nudged = [n(36, 12.01), n(38, 13.02), n(36, 14.03), n(38, 15.01)]
+    assert differs(BAR0 + nudged, bar_a=3, bar_b=0) == 1.0
+    assert differs(BAR0 + nudged, bar_a=3, bar_b=0, new_hits=1, tol_beats=tol) == 0.0
+    stacked = [n(36, 12), n(38, 13), n(36, 14), n(38, 15)] + [n(45, 15.5 + k * 0.01) for k in range(3)]
+    assert differs(BAR0 + stacked, bar_a=3, bar_b=0, new_hits=2, tol_beats=tol) == 0.0
+    run = [n(36, 12), n(38, 13), n(36, 14), n(38, 15), n(38, 15.25), n(38, 15.5), n(45, 15.75)]
+    assert differs(BAR0 + run, bar_a=3, bar_b=0, new_hits=3, tol_beats=tol) == 1.0
+    assert differs(BAR0, bar_a=3, bar_b=0, new_hits=1, tol_beats=tol) == 0.0  # an empty bar is no fill
+
 # --- swing ----------------------------------------------------------------------------------------
 
 def test_swing_amount():

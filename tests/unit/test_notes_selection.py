@@ -4,6 +4,7 @@ import pytest
 
 from pytest_overdub.errors import TaskError
 from pytest_overdub.notes.selection import PlacedNote, bar_range, placed_notes, resolve_tracks, select
+from pytest_overdub.render.heard import plays
 from pytest_overdub.song.model import Clip, Note, Song, Track
 
 
@@ -100,7 +101,36 @@ def test_select_span_boundaries_and_pitches():
     assert [(n.track_id, n.p) for n in got] == [("t_bass", 45), ("t_keys", 60)]
     # every track, no bounds: 2 bass + 3 keys + 2 hook, merged in time order
     assert [n.start_beats for n in select(START, start_song=START)] == [0, 1, 3.5, 8, 8, 8, 8]
+    # with the mix's rule the muted Hook is not read (placed_notes still places what it holds)
+    assert [n.start_beats for n in select(START, start_song=START, track_plays=plays)] == [0, 3.5, 8, 8, 8]
+    assert [n.start_beats for n in placed_notes(START, START.track("Hook"))] == [1, 8]
 
+
+def test_select_leaves_out_notes_too_soft_to_be_played():
+    """A silent root under an audible fifth is no root: velocity 0 and 0.05 are not read, 0.1 is."""
+    soft = Track(id="t_new", name="Soft", clips=(Clip(id="c_s", start=0, length=4, notes=(
+        Note(p=45, t=0, d=0.1, v=0.0, id="s0"), Note(p=45, t=1, d=0.1, v=0.05, id="s1"),
+        Note(p=45, t=2, d=0.1, v=0.1, id="s2"), Note(p=52, t=0, d=1, v=0.85, id="s3"))),))
+    song = _with_tracks(*START.tracks, soft)
+    assert [(n.start_beats, n.p) for n in select(song, start_song=START, tracks=["new"])] == [(0, 52), (2, 45)]
+
+
+def test_select_reads_only_what_the_mix_plays():
+    """A helper track muted, soloed away or faded 30 dB down, or a clip at -96 dB, lends a heard line no
+    notes: a one-note line beside a muted track of other pitches passed write-counter-melody (0.905)."""
+    line = Clip(id="c_l", start=0, length=4, notes=(Note(p=57, t=0, d=1, id="l1"),))
+    quiet = Clip(id="c_q", start=0, length=4, gain=-96, notes=(Note(p=60, t=1, d=1, id="q1"),))
+    soft = Clip(id="c_s", start=0, length=4, gain=-12, notes=(Note(p=62, t=2, d=1, v=0.5, id="s1"),))
+    heard = Track(id="t_line", name="Line", clips=(line, quiet, soft))
+    muted = Track(id="t_m", name="Muted", mute=True, clips=(Clip(id="c_m", start=0, length=4, notes=(
+        Note(p=64, t=3, d=1, id="m1"),)),))
+    faded = Track(id="t_f", name="Faded", gain=-30, clips=(Clip(id="c_f", start=0, length=4, notes=(
+        Note(p=65, t=3, d=1, id="f1"),)),))
+    song = _with_tracks(*START.tracks, heard, muted, faded)
+    # 0.5 at -12 dB is 0.126: played; the -96 dB clip, the muted and the faded track are not
+    assert [n.p for n in select(song, start_song=START, tracks=["new"], track_plays=plays)] == [57, 62]
+    soloed = _with_tracks(*START.tracks, heard.model_copy(update={"solo": True}), muted, faded)
+    assert select(soloed, start_song=START, tracks=["Bass"], track_plays=plays) == []   # soloed away
 
 def test_select_new_tracks_when_none_were_added_is_empty():
     assert select(START, start_song=START, tracks=["new"], from_beats=0, to_beats=32) == []

@@ -1,19 +1,20 @@
 """``write-counter-melody@<seed>``: write a counter-melody for the chorus of a generated tier-1 song on a
 new track.
 
-Nothing is set up: the song is the problem (a chorus with one melody). The checks are the published
-task's, over the chorus the truth has: two to eight notes a bar, at least four pitches, at least three
-turns, in the song's key, within an octave and a half, no semitone rub against the hook on a strong beat,
-at most a quarter of its notes doubling the hook, no copy of the bass, chords or hook (moved, transposed,
-or in another rhythm), heard in the chorus, and the hook as it was. The oracle is computed from the truth:
-a half-note line on the strong beats, each note a tone of the bar's chord that the hook is not sounding
-there (so it neither doubles nor rubs: a triad's tones lie three to five semitones apart), in the octave
-under the hook's lowest chorus note, alternating the higher and the lower tone left; of four such lines
-(from the higher or the lower tone, leaving out the bass's tone or not) the first that copies at most 0.4
-of any part and holds five pitches, since the plain alternation can play a run of the bass's or the hook's
-intervals (a copy of up to 0.71 on 7 of test seeds 1000-1399; 0.5 on train seed 53). Near misses: the
-hook an octave down (in place, a beat late, and in a new rhythm), a diatonic third under the hook, one
-note on every beat, the oracle in the verse, the oracle on a muted track.
+Nothing is set up: the song is the problem (a chorus with one melody). The checks are the published task's,
+over the chorus the truth has: two to eight notes a bar, at least four pitches, at least three turns, in
+the song's key, within an octave and a half, no semitone rub against the hook on a strong beat, at most a
+quarter of its notes doubling the hook, no copy of the bass, chords or hook (moved, transposed, or in
+another rhythm, forwards, backwards or upside down), heard in the chorus, and the hook as it was. The
+oracle is computed from the truth: a half-note line on the strong beats, each note a tone of the bar's
+chord that the hook is not sounding there (so it neither doubles nor rubs: a triad's tones lie three to
+five semitones apart), in the octave under the hook's lowest chorus note, alternating the higher and the
+lower tone left; of four such lines (from the higher or the lower tone, leaving out the bass's tone or not)
+the first that copies at most 0.4 of any part and holds five pitches, since the plain alternation can play
+a run of the bass's or the hook's intervals (a copy of up to 0.71 on 7 of test seeds 1000-1399; 0.5 on
+train seed 53). Near misses: the hook an octave down (in place, a beat late, in a new rhythm, and
+backwards), a diatonic third under the hook (on one new track, and dealt note by note over three), one note
+on every beat, the oracle in the verse, the oracle on a muted track.
 """
 
 from __future__ import annotations
@@ -110,8 +111,9 @@ def build(made: Generated, variant_id: str):
         f"starting together, within 30 ms), its own line rather than a copy of the "
         f"{', '.join(a.lower() for a in against)} (no one time shift and transposition, by semitones or by "
         "steps of the scale, may put more than half of it on another part's notes, and no more than half of "
-        "it may play runs of five notes of their melody in any rhythm), and loud enough to hear in the mix (at "
-        f"least -32 LUFS in the chorus, mute and solo honoured). Leave the {hook_name.lower()} exactly as it is.")
+        "it may play runs of five notes of their melody in any rhythm, forwards, backwards or upside down), and "
+        "loud enough to hear in the mix (at least -32 LUFS in the chorus, mute and solo honoured). Leave the "
+        f"{hook_name.lower()} exactly as it is.")
     checks = [
         {"id": "count", "label": "Notes in the new line, chorus", "kind": "count", "target": [lo_n, hi_n],
          "soft": 1.5 * chorus.bars, "weight": 1, **sel},
@@ -146,6 +148,7 @@ def build(made: Generated, variant_id: str):
                     [_track("Counter"), _clip(lo, length, line)])
     octave_down = [{"p": p - 12, "t": t - lo, "d": d, "v": v} for t, p, d, v in hook]
     late = [{**n, "t": n["t"] + 1} for n in octave_down if n["t"] + 1 < length]
+    backwards = [{**n, "p": m["p"]} for n, m in zip(octave_down, reversed(octave_down))]
     scale = KeySig(chorus.key.tonic_pc, chorus.key.mode).scale_pcs
     thirds = [{"p": _third_below(p, scale), "t": t - lo, "d": d, "v": v} for t, p, d, v in hook]
     tops = _merged([p for _, p, _, _ in hook])
@@ -160,8 +163,14 @@ def build(made: Generated, variant_id: str):
         Answer("cheat-hook-new-rhythm", f"The {hook_name.lower()}'s notes an octave down in a new rhythm, a "
                "dotted eighth each from the and of one: the melody is the hook's all the same.",
                [_track("Counter"), _clip(lo, length, rhythm)], ("copy",)),
+        Answer("cheat-retrograde", f"The {hook_name.lower()}'s notes backwards, an octave down, in its own rhythm: "
+               "a melody of its own to the ear of the time-aligned checks, and the hook all the same.",
+               [_track("Counter"), _clip(lo, length, backwards)], ("copy",)),
         Answer("cheat-parallel-thirds", f"The {hook_name.lower()} a diatonic third below, note for note.",
                [_track("Counter"), _clip(lo, length, thirds)], ("copy",)),
+        Answer("cheat-split-thirds", f"The {hook_name.lower()} a diatonic third below, dealt note by note over "
+               "three new tracks: no one track copies more than a third of it, and the chorus hears the whole.",
+               [op for k in range(3) for op in _split(k, lo, length, thirds[k::3])], ("copy",)),
         Answer("cheat-one-note", "The tonic on every beat of the chorus: in key, never a melody.",
                [_track("Counter"), _clip(lo, length, [{"p": tonic, "t": float(b), "d": 1, "v": 0.8}
                                                       for b in range(int(length))])], ("pitches", "contour")),
@@ -172,6 +181,13 @@ def build(made: Generated, variant_id: str):
                [_track("Counter", mute=True), _clip(lo, length, line)], ("heard",)),
     )
     return fields, oracle, misses
+
+
+def _split(k: int, start: float, length: float, notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A new track ``Counter <k>`` playing ``notes``: one share of a line dealt over several tracks."""
+    ref = f"ctr{k}"
+    return [track_add_op(f"Counter {k + 1}", instrument={"device": "core.keys", "params": {}}, ref=ref),
+            clip_add_op(ref, start=start, length=length, name="counter", notes=notes)]
 
 
 def _merged(pitches: list[int]) -> list[int]:

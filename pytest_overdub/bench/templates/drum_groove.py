@@ -4,7 +4,7 @@ track for the verse.
 The setup removes the Kick track, empties every Kit clip and raises the Kit's fader 6 dB (it now carries
 the kick too). The checks are the published task's, over the verse's bars as the truth has them: in every
 bar but the last, kick on beats one and three, snare on two and four, hats on every eighth (``pattern``
-F-measures, extra hits counting against), the last bar a fill that differs from the first, at most 20 hits
+F-measures, extra hits counting against), the last bar a fill (at least three kick, snare or tom hits the first bar lacks), at most 20 hits
 a bar, the Kit heard in the verse as the mix plays it, and the other parts' notes as they were. The
 oracle is the published groove, bar by bar, with its fill (a kick pickup and a snare run) in the verse's
 last bar, written into the Kit's verse clip. Near misses:
@@ -25,6 +25,9 @@ HITS_PER_BAR = 20
 #: alone near -29 LUFS, which a groove with a kick on it can miss -30 by).
 KIT_LIFT_DB = 6.0
 KICKS, SNARES, HATS = [35, 36], [37, 38, 39, 40], [42, 44, 46]
+#: A fill is played on kick, snare and toms: at least this many of their hits the first bar lacks (a hat
+#: swapped, a lone kick added, hits nudged or a crash over a stop scored as a fill with any difference).
+FILL_PITCHES, FILL_HITS = [*KICKS, *SNARES, 41, 43, 45, 47, 48, 50], 3
 EIGHTHS = [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5]
 GROOVE = {"kick": "X.......X.......", "snare": "....X.......X...", "hat": "x.x.x.x.x.x.x.x."}
 FILL = {"kick": "X.......X.....X.", "snare": "....X.......XoXX", "hat": "x.x.x.x.x.x....."}
@@ -55,7 +58,8 @@ def build(made: Generated, variant_id: str):
         f"beats {verse.start_beats:g}-{verse.end_beats:g}). In bars {first + 1}-{first + n - 1}: kick (MIDI 35 "
         "or 36) on beats one and three, snare (37-40) on two and four, hats (42, 44 or 46) on every eighth "
         "note; extra hits count against you, so allow yourself at most one extra kick, one extra snare and two "
-        f"extra hats a bar. Bar {first + n} is a fill that differs from bar {first + 1}. At most {most} hits in "
+        f"extra hats a bar. Bar {first + n} is a fill: at least {FILL_HITS} kick, snare or tom hits (35-41, 43, 45, "
+        f"47, 48, 50) that bar {first + 1} does not have. At most {most} hits in "
         "the verse, and loud enough to hear in the mix (at least -30 LUFS, mute and solo honoured). A hit "
         f"within 30 ms of a beat is on it. Leave the {', '.join(o.lower() for o in others)} alone.")
     kit_only = ["Kit"]
@@ -69,8 +73,9 @@ def build(made: Generated, variant_id: str):
         {"id": "hats", "label": f"Hats on every eighth and nowhere else, bars {first + 1}-{first + n - 1} "
          "(F-measure)", "kind": "pattern", "target": [0.88, 1], "soft": 0.4, "weight": 2, "tracks": kit_only,
          "pitches": HATS, "at": EIGHTHS, "bars": bars},
-        {"id": "fill", "label": f"Bar {first + n} differs from bar {first + 1}", "kind": "differs",
-         "target": [1, 1], "weight": 1, "tracks": kit_only, "a": first + n - 1, "b": first},
+        {"id": "fill", "label": f"Bar {first + n} has at least {FILL_HITS} kick, snare or tom hits bar {first + 1} "
+         "lacks (a fill)", "kind": "differs", "target": [1, 1], "weight": 1, "tracks": kit_only,
+         "a": first + n - 1, "b": first, "pitches": FILL_PITCHES, "newHits": FILL_HITS},
         {"id": "busy", "label": f"Kit hits in the verse (at most {most})", "kind": "count", "target": [None, most],
          "soft": most / 2, "gate": True, "tracks": kit_only, "from": verse.start_beats, "to": verse.end_beats},
         {"id": "heard", "label": "Kit loudness in the verse as the mix plays it", "kind": "measure",

@@ -12,9 +12,9 @@ downbeat note in three octaves, triads holding the hook note with a chromatic th
 to chromatic, the chords entering on beat two, the oracle muted, and muted and soloed at once, one
 stacked-thirds chord on the tonic held through the chorus.
 
-Beyond the published checks, the new notes on strong beats must be tones of the truth's chords (at least
+As in the published task, the new notes on strong beats must be tones of the truth's chords (at least
 3 in 4, ``chordTones``, a gate; the instruction names the chords): a five-note chord of stacked thirds
-(1-3-5-7-9) held through the whole chorus holds most hooks' downbeat notes and passed every published
+(1-3-5-7-9) held through the whole chorus holds most hooks' downbeat notes and passed every other
 check on ``gen-t1-1`` and ``gen-t1-4``; against the truth's chords such a held chord reads at most 0.5
 (train seeds 1-30), seventh chords 0.75.
 """

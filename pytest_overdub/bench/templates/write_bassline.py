@@ -3,7 +3,14 @@
 Computed from the ground truth: the verse's bars and chords (the ``roots`` and ``chordTones`` checks), its
 key (``inKey``), the names of the other parts. The oracle is a bassline written from the chord roots
 (root, its push, the fifth on beat three, the root again on the last eighth). Near misses: the roots a bar
-late, fifths on the downbeats, the chords part copied down two octaves, the oracle muted.
+late, fifths on the downbeats, the chords part copied down two octaves, the oracle muted, the oracle three
+octaves up.
+
+The range is a gate scaled by the share of notes in it (soft 1): as a goal beside ``inKey`` (the task's
+only other goal) a line three octaves up still scored 0.5, as did one off the key everywhere but the
+strong beats; a note or two above C3 costs its share, as it did. ``inKey``, now the only goal, has twice
+its soft width (0.8), so a line in range with a chromatic approach note or two scores what the mean of
+the two goals gave it (2 of 12 notes off the key: 0.917), and a line mostly off the key far less.
 """
 
 from __future__ import annotations
@@ -24,10 +31,10 @@ def _root(pc: int) -> int:
     return LO + (pc - LO) % 12
 
 
-def _line(chords: list[ChordTruth], *, fifth_first: bool = False) -> str:
+def _line(chords: list[ChordTruth], *, fifth_first: bool = False, up: int = 0) -> str:
     tokens = []
     for i, ch in enumerate(chords):
-        r = _root(ch.root_pc)
+        r = _root(ch.root_pc) + up
         low, high = (r + 7, r) if fifth_first else (r, r + 7)
         b = 4 * i
         tokens += [f"{low}@{b}:1.5", f"{low}@{b + 1.5}:0.5", f"{high}@{b + 2}:1.5", f"{r}@{b + 3.5}:0.5"]
@@ -54,9 +61,10 @@ def build(made: Generated, variant_id: str):
     instruction = (
         f"The bass part is gone. Write a new bassline on the Bass track for the verse (bars 1-{verse.bars}, "
         f"beats {verse.start_beats:g}-{verse.end_beats:g}) over its chords, {', '.join(symbols)}, one chord "
-        f"per bar: the root of the bar's chord starting on every downbeat, mostly chord tones (at least three "
-        f"in four) sounding on beats one and three, {lo_n} to {hi_n} notes, in {key}, between E1 and C3, its "
-        f"own line rather than a copy of the {chords_part.lower()} or the hook, and loud enough to hear in "
+        f"per bar: the root of the bar's chord starting on every downbeat and sounding at least a sixteenth "
+        f"note, mostly chord tones (at least three in four) sounding on beats one and three, {lo_n} to {hi_n} "
+        f"notes, in {key}, between E1 and C3, its own line rather than a copy of the {chords_part.lower()} or "
+        f"the hook, and loud enough to hear in "
         f"the mix (at least -30 LUFS). A note within 30 ms of a beat is on it. Leave every other part alone.")
     bass = ["Bass"]
     checks = [
@@ -68,9 +76,9 @@ def build(made: Generated, variant_id: str):
         {"id": "count", "label": f"Bass notes in the verse ({lo_n} to {hi_n})", "kind": "count",
          "target": [lo_n, hi_n], "soft": 8, "gate": True, "tracks": bass, **span},
         {"id": "in-key", "label": f"Share of bass notes in {key}", "kind": "inKey", "target": [0.9, 1],
-         "soft": 0.4, "weight": 1, "tracks": bass, **span},
+         "soft": 0.8, "weight": 1, "tracks": bass, **span},
         {"id": "range", "label": "Share of bass notes between E1 and C3", "kind": "within", "target": [1, 1],
-         "soft": 0.5, "weight": 1, "tracks": bass, **span, "lo": LO, "hi": HI},
+         "soft": 1, "gate": True, "tracks": bass, **span, "lo": LO, "hi": HI},
         {"id": "copy", "label": f"Largest share of the bass line that copies the {chords_part.lower()} or the hook",
          "kind": "copied", "target": [0, 0.5], "soft": 0.25, "gate": True, "tracks": bass, **span,
          "against": [chords_part, "Hook"]},
@@ -96,6 +104,9 @@ def build(made: Generated, variant_id: str):
                "downbeat.", [_clip(verse, _line(chords, fifth_first=True))], ("roots",)),
         Answer("cheat-chords-copy", "The chords part played two octaves down.", [_clip(verse, copy)],
                ("copy",)),
+        Answer("cheat-up-three-octaves", "The oracle's line three octaves up, a lead in the bass's place: roots, "
+               "chord tones and key right, none of it in the bass register.", [_clip(verse, _line(chords, up=36))],
+               ("range",)),
         Answer("cheat-muted", "The oracle's notes on a muted track.",
                [_clip(verse, _line(chords)), {"type": "track.set", "track": "Bass", "patch": {"mute": True}}],
                ("heard",)),
