@@ -24,8 +24,12 @@ Conventions (docs/audio-tasks.md):
   leaves LSB/√12 (-101.1 dBFS) on busy music and nothing on silence; truncation the same spread around an
   offset; noise shaping more. One frame or one channel without dither sets the figure.
 * ``block_crest_db``: the median over 400 ms blocks (those within 20 dB rms of the loudest) of each block's
-  sample peak over its rms (dB, every channel): a short-term peak to loudness ratio that a limiter lowers
-  and one spike left in a crushed song does not restore.
+  peak over its rms (dB, every channel): a short-term peak to loudness ratio that a limiter lowers. A sample
+  counts in the block's peak up to :data:`CLICK_RATIO` (1.5, 3.5 dB) times the larger of its two neighbours:
+  a band-limited peak's neighbours are near it, a planted one-sample click's are the music around it. With
+  the largest sample as the peak, a crushed song turned down 6 dB with one sample planted at -1.6 dBFS in
+  every block (a click every 400 ms) read its crest factor back from those clicks (master-ep-sequence: a
+  drop of -0.9 dB against 5.0 without them); it reads 4.9 dB now, the crushed song's figure within 0.1 dB.
 * ``incoherent_db``: how much of ``answer`` over ``[start_s, stop_s)`` is not ``source`` through some filter
   or gain: over 1024-sample Hann frames (hop 512, every channel) the coherent power is ``Σ_f |Σ A·S*|² /
   Σ|S|²`` per frequency bin, and the figure is ``10 log10(1 - coherent / Σ|A|²)`` (dB, floor -120). A gain,
@@ -46,6 +50,8 @@ OCTAVES_HZ = (63.0, 125.0, 250.0, 500.0, 1000.0, 2000.0, 4000.0, 8000.0)
 CLIP_LEVEL = 0.999
 RISE_WINDOW_MS = 20
 HOLD_MS = 25
+#: A sample counts in :func:`block_crest_db`'s peak up to this many times its larger neighbour's magnitude.
+CLICK_RATIO = 1.5
 
 
 def octave_levels_db(x: np.ndarray, *, sr: int, centres_hz: tuple[float, ...] = OCTAVES_HZ) -> np.ndarray:
@@ -226,19 +232,24 @@ def dither_floor_db(x16: np.ndarray, x24: np.ndarray, *, sr: int, frame_s: float
 
 
 def block_crest_db(x: np.ndarray, *, sr: int, block_s: float = 0.4, under_db: float = 20.0) -> float:
-    """Median over loud 400 ms blocks of sample peak minus rms, dB (see module conventions)."""
+    """Median over loud 400 ms blocks of the peak (clicks held to their neighbours) minus rms, dB (see module)."""
     x = np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1])
     hop = max(1, int(round(block_s * sr)))
     n = x.shape[1] // hop
     if not n:
         return 0.0
     seg = x[:, : n * hop].reshape(x.shape[0], n, hop)
-    peak = np.abs(seg).max(axis=(0, 2))
+    mag = np.abs(seg)
+    edge = np.zeros(mag.shape[:2] + (1,))
+    neighbour = np.maximum(np.concatenate([edge, mag[:, :, :-1]], axis=2),
+                           np.concatenate([mag[:, :, 1:], edge], axis=2))
+    peak = np.minimum(mag, CLICK_RATIO * neighbour).max(axis=(0, 2))  # up to CLICK_RATIO x its neighbour
     rms = np.sqrt(np.mean(seg * seg, axis=(0, 2)))
     loud = rms >= rms.max() * 10.0 ** (-under_db / 20.0) if rms.max() > 0 else np.zeros(n, bool)
     if not loud.any():
         return 0.0
-    return float(np.median(20.0 * np.log10(peak[loud] / rms[loud])))
+    with np.errstate(divide="ignore"):  # a loud block of lone clicks in silence: its peak 0, -inf
+        return float(np.median(20.0 * np.log10(peak[loud] / rms[loud])))
 
 
 def incoherent_db(answer: np.ndarray, source: np.ndarray, *, sr: int, start_s: float, stop_s: float,

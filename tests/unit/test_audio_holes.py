@@ -121,6 +121,18 @@ def test_block_crest_is_a_sine_s_3_db_whatever_its_gain():
     assert block_crest_db(np.stack([sine, sine]) * 0.1, sr=SR) == pytest.approx(10 * np.log10(2.0), abs=1e-6)
 
 
+def test_a_click_planted_in_every_block_does_not_restore_a_crushed_song_s_crest_factor():
+    (_, hi), soft = _gate("master-ep-sequence", "dynamics")
+    a = _drums(6.0) * 0.5
+    crushed = ch.gain(ch.master_to(a, target_lufs=-9.0, ceiling_db=-1.5, release_ms=5), -6.0)
+    assert block_crest_db(a, sr=SR) - block_crest_db(crushed, sr=SR) > hi + soft
+    clicked = crushed.copy()
+    clicked[:, :: int(0.4 * SR)] = 10 ** (-1.6 / 20)  # one sample, both channels, each 400 ms block
+    # the largest sample of each block is the click's (it read the crest factor back to the input's)
+    assert np.abs(clicked[:, : int(0.4 * SR)]).max() > np.abs(a[:, : int(0.4 * SR)]).max()
+    assert block_crest_db(clicked, sr=SR) == pytest.approx(block_crest_db(crushed, sr=SR), abs=0.01)
+
+
 def test_crushing_songs_to_equal_loudness_fails_and_gain_matching_passes():
     (_, hi), soft = _gate("master-ep-sequence", "dynamics")
     a, b = _drums(6.0) * 0.5, _drums(6.0) * 0.25

@@ -123,6 +123,15 @@ def _streaming_no_dither(i):
     return {"master.wav": m, "master-16.wav": ch.truncate16(m)}
 
 
+def _planted_peaks(x: np.ndarray, *, every_s: float | None, peak_db: float = -1.6) -> np.ndarray:
+    """``x`` with one sample on both channels set to ``peak_db`` dBFS: at a third of the way in, or every
+    ``every_s`` seconds from the start (a click each time)."""
+    y = x.copy()
+    at = slice(None, None, int(round(every_s * SR))) if every_s else x.shape[1] // 3
+    y[:, at] = 10.0 ** (peak_db / 20.0)
+    return y
+
+
 # --- master-match-reference ---------------------------------------------------------------------
 
 @maker("match.oracle")
@@ -454,6 +463,15 @@ def _ep_crushed_fast(i):
     release levels a dense generated rough mix off short of -9 LUFS, and the largest crest drop read 3.9 dB
     on seed 86, inside the ``dynamics`` gate's soft width of its 3 dB (0.546); with 5 ms, 4.1 dB (0.447)."""
     return _crushed(i, release_ms=5)
+
+
+@maker("ep.cheat-crushed-clicks")
+def _ep_crushed_clicks(i):
+    """The crushed EP (5 ms release) turned down 6 dB, with one sample at -1.6 dBFS every 400 ms of each song:
+    while a block's crest factor read its largest sample, those clicks put it back (every gate passed:
+    1.000); it reads the 99.9th percentile now."""
+    parts = [ch.master_to(i[s], target_lufs=-9.0, ceiling_db=-1.5, release_ms=5) for s in SONGS]
+    return {"ep.wav": _ep([_planted_peaks(ch.gain(p, -6.0), every_s=0.4) for p in parts])}
 
 
 @maker("ep.cheat-no-gaps")
