@@ -499,6 +499,14 @@ def _mud_hp(i):
     return {"mix.wav": ch.eq(i["mix.wav"], hp=500)}
 
 
+@maker("mud.near-dulled")
+def _mud_dulled(i):
+    """The oracle's cut, then the mix low-passed at 6 kHz (the house EQ's 4th-order low-pass): the mud, the lows and the lead's
+    presence band (2-5 kHz) where they should be, the top of the mix gone (9-10 dB from 5-20 kHz). Before
+    the ``highs`` gate it scored 1.000."""
+    return {"mix.wav": ch.eq(_mud_oracle(i)["mix.wav"], lp=6000)}
+
+
 @maker("mud.cheat-turned-down")
 def _mud_down(i):
     return {"mix.wav": ch.gain(i["mix.wav"], -5.0)}
