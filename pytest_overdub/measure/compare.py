@@ -35,6 +35,10 @@ Conventions (docs/audio-tasks.md):
   Σ|S|²`` per frequency bin, and the figure is ``10 log10(1 - coherent / Σ|A|²)`` (dB, floor -120). A gain,
   an EQ or a compressor's slowly moving gain on the source reads about -20 dB or lower; a reverb tail or an
   echo of an earlier moment, which is not the source of that moment, about -2 dB.
+* ``unexplained_db``: ``incoherent_db`` over a whole file in 8192-sample frames (170 ms: a steep low bell
+  rings longer than 1024 samples), after the answer's lag within ±100 ms is taken out (the largest
+  correlation in size, so an inverted or a linear-phase EQ's late answer is placed). An EQ reads -27 to -35
+  dB, an EQ with glue compression or limiting -16 to -26, another song blended 10 dB under the music -9.
 * ``latency_samples``: the lag (samples, positive when ``answer`` is late) within ±20 ms at which the mono
   sums of ``answer`` and ``source`` correlate best: a chain's uncompensated latency, taken out before a
   frame-by-frame comparison.
@@ -277,8 +281,10 @@ def incoherent_db(answer: np.ndarray, source: np.ndarray, *, sr: int, start_s: f
     return power_db(max(1.0 - coherent / total, 0.0))
 
 
-def latency_samples(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.02) -> int:
-    """The lag within ±``max_lag_s`` at which ``answer`` best matches ``source`` (see module conventions)."""
+def latency_samples(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.02,
+                    either_polarity: bool = False) -> int:
+    """The lag within ±``max_lag_s`` at which ``answer`` best matches ``source`` (see module conventions);
+    ``either_polarity``: the largest correlation in size, so an answer in inverted polarity is placed too."""
     from pytest_overdub.measure.kept import kept
 
     a = np.asarray(answer, dtype=np.float64).reshape(-1, np.shape(answer)[-1]).sum(axis=0)
@@ -292,7 +298,17 @@ def latency_samples(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_
     xc = np.fft.irfft(np.fft.rfft(a[:n], size) * np.conj(kept(source, f"latency-fft {n} {size}", source_fft)), size)
     lags = int(round(max_lag_s * sr))
     cand = np.concatenate([xc[-lags:], xc[: lags + 1]]) if lags else xc[:1]
-    return int(np.argmax(cand)) - lags
+    return int(np.argmax(np.abs(cand) if either_polarity else cand)) - lags
+
+
+def unexplained_db(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.1,
+                   n_fft: int = 8192) -> float:
+    """The share of the whole ``answer`` that no filter of ``source`` explains, dB (:func:`incoherent_db` over
+    8192-sample frames, after ``answer``'s lag within ±``max_lag_s`` is taken out, either polarity): an EQ,
+    however steep, reads -27 dB or lower; another song blended 10 dB under the music about -9 dB."""
+    lag = latency_samples(answer, source, sr=sr, max_lag_s=max_lag_s, either_polarity=True)
+    n = np.shape(source)[-1]
+    return incoherent_db(shifted(answer, lag), source, sr=sr, start_s=0.0, stop_s=n / sr, n_fft=n_fft)
 
 
 def shifted(x: np.ndarray, lag: int) -> np.ndarray:

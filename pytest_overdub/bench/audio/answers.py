@@ -157,6 +157,24 @@ def _match_blend(i):
     return {"mix.wav": 0.5 * mix + 0.5 * ch.gain(ref, ch.lufs(mix) - ch.lufs(ref))}
 
 
+@maker("match.alt-eq-glue")
+def _match_glue(i):
+    """The oracle's EQ, then glue compression (2:1 from -26 dB, 30 ms attack, 200 ms release): a mastering
+    chain, still this mix (the ``other`` gate reads -16 to -17 dB for it, an EQ alone -27 or lower)."""
+    return {"mix.wav": ch.compress(_match_oracle(i)["mix.wav"], threshold=-26, ratio=2, attack=30, release=200,
+                                   knee=6)}
+
+
+@maker("match.near-bleed")
+def _match_bleed(i):
+    """The reference (looped) blended 10 dB under the mix, then matched as the oracle matches: the match done,
+    another song audible under it. Its envelope still follows the mix's (likeness 0.93 here, 0.97 on
+    ``master-match-reference@1003``, where it scored 1.000 before the ``other`` gate)."""
+    mix, ref = i["mix.wav"], i["reference.wav"]
+    looped = np.tile(ref, (1, -(-mix.shape[1] // ref.shape[1])))[:, : mix.shape[1]]
+    return {"mix.wav": ch.match_spectrum(mix + ch.gain(looped, ch.lufs(mix) - ch.lufs(looped) - 10.0), ref)}
+
+
 @maker("match.cheat-tilt")
 def _match_tilt(i):
     return {"mix.wav": ch.eq(i["mix.wav"], high=-10, highf=5000)}

@@ -45,7 +45,7 @@ TEMPLATES: dict[str, Template] = {t.id: t for t in (
              misses=("cheat-clipped", "cheat-crushed-clicks", "cheat-crushed", "cheat-no-gaps", "cheat-peak-normalised"),
              answer=("ep.wav",)),
     Template("master-match-reference", mastering.TIER, mastering.match_reference, "mastering",
-             misses=("cheat-blend", "cheat-reference", "cheat-tilt"), answer=("mix.wav",)),
+             misses=("bleed", "cheat-blend", "cheat-reference", "cheat-tilt"), answer=("mix.wav",)),
     Template("master-mid-side", mastering.TIER, mastering.mid_side, "mastering",
              misses=("cheat-highpass", "cheat-mono", "cheat-widen-all"), answer=("master.wav",)),
     Template("master-streaming-single", mastering.TIER, mastering.streaming_single, "mastering",
