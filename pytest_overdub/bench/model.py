@@ -832,6 +832,19 @@ class LikenessCheck(_Against):
         return correlation(a, b) if self.how == "waveform" else envelope_correlation(a, b, sr=ctx.sr)
 
 
+class UnexplainedCheck(_Against):
+    """The share of ``file`` that no filter of ``against`` explains (dB,
+    :func:`~pytest_overdub.measure.compare.unexplained_db`): an EQ of the input reads -27 dB or lower; other
+    material blended in shows."""
+
+    kind: Literal["unexplained"]
+
+    def value(self, ctx: Any) -> float:
+        from ..measure.compare import unexplained_db
+
+        return unexplained_db(ctx.get(self.file), ctx.get(self.against), sr=ctx.sr)
+
+
 class DuckCheck(_Audio):
     """The gain ``file`` has over ``source`` around each hit of ``hits`` (a clean percussive input):
     ``depth`` the median over hits of the lowest gain in the first 80 ms, ``hold`` the median gain 20-50 ms
@@ -907,7 +920,8 @@ CHECK_CLASSES: tuple[type[CheckBase], ...] = (
     TrackBandCheck, TrackEchoTimeCheck, TrackEchoLevelCheck, TrackDryKeptCheck, TrackDecayCheck, TrackPitchCheck,
     TrackLengthCheck,
     LoudnessCheck, TruePeakCheck, PlrCheck, LoudnessChangeCheck, ClippedAddedCheck, TonalBalanceCheck,
-    BandChangeCheck, SideBandCheck, TailRmsCheck, DitherCheck, ResidualCheck, BusStemCheck, LikenessCheck, DuckCheck,
+    BandChangeCheck, SideBandCheck, TailRmsCheck, DitherCheck, ResidualCheck, BusStemCheck, LikenessCheck,
+    UnexplainedCheck, DuckCheck,
     HitsCheck, SequenceCheck,
 )
 

@@ -11,7 +11,8 @@ import pytest
 
 from pytest_overdub.bench.audio import chains as ch
 from pytest_overdub.bench.audio.readings import hit_change, sequence
-from pytest_overdub.measure.compare import block_crest_db, dither_floor_db, incoherent_db, latency_samples
+from pytest_overdub.measure.compare import (block_crest_db, dither_floor_db, incoherent_db, latency_samples,
+                                            unexplained_db)
 
 SR = 48000
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
@@ -121,6 +122,18 @@ def test_block_crest_is_a_sine_s_3_db_whatever_its_gain():
     assert block_crest_db(np.stack([sine, sine]) * 0.1, sr=SR) == pytest.approx(10 * np.log10(2.0), abs=1e-6)
 
 
+def test_a_click_planted_in_every_block_does_not_restore_a_crushed_song_s_crest_factor():
+    (_, hi), soft = _gate("master-ep-sequence", "dynamics")
+    a = _drums(6.0) * 0.5
+    crushed = ch.gain(ch.master_to(a, target_lufs=-9.0, ceiling_db=-1.5, release_ms=5), -6.0)
+    assert block_crest_db(a, sr=SR) - block_crest_db(crushed, sr=SR) > hi + soft
+    clicked = crushed.copy()
+    clicked[:, :: int(0.4 * SR)] = 10 ** (-1.6 / 20)  # one sample, both channels, each 400 ms block
+    # the largest sample of each block is the click's (it read the crest factor back to the input's)
+    assert np.abs(clicked[:, : int(0.4 * SR)]).max() > np.abs(a[:, : int(0.4 * SR)]).max()
+    assert block_crest_db(clicked, sr=SR) == pytest.approx(block_crest_db(crushed, sr=SR), abs=0.01)
+
+
 def test_crushing_songs_to_equal_loudness_fails_and_gain_matching_passes():
     (_, hi), soft = _gate("master-ep-sequence", "dynamics")
     a, b = _drums(6.0) * 0.5, _drums(6.0) * 0.25
@@ -133,6 +146,23 @@ def test_crushing_songs_to_equal_loudness_fails_and_gain_matching_passes():
     cheat = np.concatenate([crushed[0], gap, crushed[1]], axis=1)
     assert abs(sequence(cheat, [a, b], sr=SR, gap_s=1.0, measure="spread")) < 1.0  # equal loudness
     assert sequence(cheat, [a, b], sr=SR, gap_s=1.0, measure="crest") > hi + soft
+
+
+# --- match reference: the answer is the mix EQ'd, nothing blended in ----------------------------------
+
+def test_another_sound_blended_under_an_eq_shows_and_a_late_inverted_eq_does_not():
+    (_, hi), soft = _gate("master-match-reference", "other")
+    rng = np.random.default_rng(11)
+    mix = _drums(6.0) + 0.05 * rng.standard_normal((2, 6 * SR))
+    eqd = ch.eq(mix, low=9, high=-9, lowf=200, highf=3000)
+    late = -np.concatenate([np.zeros((2, int(0.03 * SR))), eqd[:, : -int(0.03 * SR)]], axis=1)
+    assert unexplained_db(eqd, mix, sr=SR) < hi - 10
+    assert unexplained_db(late, mix, sr=SR) < hi - 10  # 30 ms late, inverted: still an EQ of the mix
+    other = rng.standard_normal(mix.shape)
+    other *= np.sqrt(np.mean(eqd ** 2) / np.mean(other ** 2)) * 10 ** (-10 / 20)  # 10 dB under the music
+    # independent sound at a tenth of the power: 0.1 / 1.1 of the answer is unexplained (-10.4 dB)
+    assert unexplained_db(eqd + other, mix, sr=SR) == pytest.approx(10 * np.log10(0.1 / 1.1), abs=0.5)
+    assert unexplained_db(eqd + other, mix, sr=SR) > hi
 
 
 # --- sidechain: "between" has frames to read when the kick is on every beat --------------------------

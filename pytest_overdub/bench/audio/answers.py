@@ -123,6 +123,15 @@ def _streaming_no_dither(i):
     return {"master.wav": m, "master-16.wav": ch.truncate16(m)}
 
 
+def _planted_peaks(x: np.ndarray, *, every_s: float | None, peak_db: float = -1.6) -> np.ndarray:
+    """``x`` with one sample on both channels set to ``peak_db`` dBFS: at a third of the way in, or every
+    ``every_s`` seconds from the start (a click each time)."""
+    y = x.copy()
+    at = slice(None, None, int(round(every_s * SR))) if every_s else x.shape[1] // 3
+    y[:, at] = 10.0 ** (peak_db / 20.0)
+    return y
+
+
 # --- master-match-reference ---------------------------------------------------------------------
 
 @maker("match.oracle")
@@ -146,6 +155,24 @@ def _match_blend(i):
     mix, ref = i["mix.wav"], i["reference.wav"]
     ref = np.tile(ref, (1, -(-mix.shape[1] // ref.shape[1])))[:, : mix.shape[1]]  # looped to the mix's length
     return {"mix.wav": 0.5 * mix + 0.5 * ch.gain(ref, ch.lufs(mix) - ch.lufs(ref))}
+
+
+@maker("match.alt-eq-glue")
+def _match_glue(i):
+    """The oracle's EQ, then glue compression (2:1 from -26 dB, 30 ms attack, 200 ms release): a mastering
+    chain, still this mix (the ``other`` gate reads -16 to -17 dB for it, an EQ alone -27 or lower)."""
+    return {"mix.wav": ch.compress(_match_oracle(i)["mix.wav"], threshold=-26, ratio=2, attack=30, release=200,
+                                   knee=6)}
+
+
+@maker("match.near-bleed")
+def _match_bleed(i):
+    """The reference (looped) blended 10 dB under the mix, then matched as the oracle matches: the match done,
+    another song audible under it. Its envelope still follows the mix's (likeness 0.93 here, 0.97 on
+    ``master-match-reference@1003``, where it scored 1.000 before the ``other`` gate)."""
+    mix, ref = i["mix.wav"], i["reference.wav"]
+    looped = np.tile(ref, (1, -(-mix.shape[1] // ref.shape[1])))[:, : mix.shape[1]]
+    return {"mix.wav": ch.match_spectrum(mix + ch.gain(looped, ch.lufs(mix) - ch.lufs(looped) - 10.0), ref)}
 
 
 @maker("match.cheat-tilt")
@@ -456,6 +483,15 @@ def _ep_crushed_fast(i):
     return _crushed(i, release_ms=5)
 
 
+@maker("ep.cheat-crushed-clicks")
+def _ep_crushed_clicks(i):
+    """The crushed EP (5 ms release) turned down 6 dB, with one sample at -1.6 dBFS every 400 ms of each song:
+    while a block's crest factor read its largest sample, those clicks put it back (every gate passed:
+    1.000); it reads the 99.9th percentile now."""
+    parts = [ch.master_to(i[s], target_lufs=-9.0, ceiling_db=-1.5, release_ms=5) for s in SONGS]
+    return {"ep.wav": _ep([_planted_peaks(ch.gain(p, -6.0), every_s=0.4) for p in parts])}
+
+
 @maker("ep.cheat-no-gaps")
 def _ep_no_gaps(i):
     parts = [ch.master_to(i[s], target_lufs=-16.0, ceiling_db=-1.5) for s in SONGS]
@@ -479,6 +515,14 @@ def _mud_alt(i):
 @maker("mud.cheat-highpass")
 def _mud_hp(i):
     return {"mix.wav": ch.eq(i["mix.wav"], hp=500)}
+
+
+@maker("mud.near-dulled")
+def _mud_dulled(i):
+    """The oracle's cut, then the mix low-passed at 6 kHz (the house EQ's 4th-order low-pass): the mud, the lows and the lead's
+    presence band (2-5 kHz) where they should be, the top of the mix gone (9-10 dB from 5-20 kHz). Before
+    the ``highs`` gate it scored 1.000."""
+    return {"mix.wav": ch.eq(_mud_oracle(i)["mix.wav"], lp=6000)}
 
 
 @maker("mud.cheat-turned-down")
