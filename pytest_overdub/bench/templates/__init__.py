@@ -52,7 +52,7 @@ TEMPLATES: dict[str, Template] = {t.id: t for t in (
              answer=("master.wav", "master-16.wav")),
     Template("mix-bass-under-kick", bass_under_kick.TIER, bass_under_kick.build, "mix",
              misses=("buried", "muted", "cheat-kick-up", "cheat-mute-others", "cheat-thin-notes",
-                     "cheat-mute-bars")),
+                     "chorus-boosted", "cheat-mute-bars")),
     Template("mix-chorus-lift", chorus_lift.TIER, chorus_lift.build, "mix",
              misses=("everything-up", "cheat-narrow-verse", "cheat-narrow-verse-tracks", "cheat-noise-bed",
                      "cheat-polarity", "cheat-half-lift")),

@@ -14,7 +14,8 @@ distance to -3 dB over 0.9, since the master's glue compressor gives back a tent
 lands at -3.7 to -2.2 dB over the 99 train seeds). Near misses and cheats: the bass 20 dB down, the bass
 muted, the kick pushed up instead (the published cheats), the oracle's fader with the other parts muted, the
 verse bass thinned out (half its notes, played softer), the bass silenced for most of the verse's bars (the gap
-is a mean, so the bass's loudness range in the verse is held too).
+is a mean, so the bass's loudness range in the verse is held too), the verse tucked and the bass pushed 9 dB
+up after it (its low end after the verse may rise by a dB at most).
 """
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ def _silenced(from_beats: float, to_beats: float, end_beats: float) -> str:
     return before + f"{from_beats:g}:-60 {to_beats - 0.05:g}:-60 {to_beats:g}:0 {end_beats:g}:0"
 
 
+def _boosted_after(from_beats: float, to_beats: float, end_beats: float, tuck_db: float) -> str:
+    """Gain breakpoints: 0 dB before ``from_beats``, ``tuck_db`` in the verse, +9 dB from ``to_beats`` on."""
+    before = f"0:0 {from_beats - 0.05:g}:0 " if from_beats > 0 else ""
+    return before + f"{from_beats:g}:{tuck_db:g} {to_beats - 0.05:g}:{tuck_db:g} {to_beats:g}:9 {end_beats:g}:9"
+
+
 def build(made: Generated, variant_id: str):
     truth, song = made.truth, made.song
     verse = truth.section("Verse")
@@ -67,8 +74,9 @@ def build(made: Generated, variant_id: str):
         f"The low end is a fight right now. In the verse (bars {verse.first_bar + 1}-{verse.first_bar + verse.bars}, "
         f"beats {verse.start_beats:g}-{verse.end_beats:g}), sit the bass about three dB under the kick below "
         "250 Hz, so the kick owns the bottom, all through the verse (the bass's loudness range there may grow by "
-        "a LU and a half at most: silencing it in places is not tucking it), but leave the kick itself exactly "
-        "as it is.")
+        "a LU and a half at most: silencing it in places is not tucking it), and don't make the fight worse "
+        "after it (the bass's low end there may rise by a dB at most), but leave the kick itself exactly as it "
+        "is.")
     checks = [
         {"id": "gap", "label": "Bass low end minus kick low end, verse", "kind": "measure", "metric": "band.sub+low",
          "unit": "dB", "target": [-4, -2], "soft": 3, "weight": 1, "tracks": [bass.name], **span,
@@ -80,6 +88,10 @@ def build(made: Generated, variant_id: str):
         {"id": "steady", "label": "Bass loudness range in the verse vs before", "kind": "measure", "metric": "lra",
          "unit": "LU", "target": [None, 1.5], "soft": 1, "gate": True, "tracks": [bass.name], **span,
          "relative": True},
+        # the gap reads the verse alone: the bass pushed up after it makes the fight worse where no goal looks
+        {"id": "after", "label": "Bass low end after the verse vs before", "kind": "measure",
+         "metric": "band.sub+low", "unit": "dB", "target": [None, 1], "soft": 2, "gate": True,
+         "tracks": [bass.name], "from": verse.end_beats, "relative": True},
     ]
     kick_eq = song.track(kick.track_id).inserts[0].id
     setup = [{"type": "instrument.set", "track": kick.name, "params": KICK},
@@ -112,6 +124,12 @@ def build(made: Generated, variant_id: str):
         Answer("cheat-thin-notes", "Half the verse bass's notes deleted and the rest played softer: less low end "
                "by playing less, not by mixing.",
                [{"type": "notes.replace", "track": bass.name, "clip": verse_clip.id, "notes": thin}], ("scope",)),
+        Answer("chorus-boosted", f"The oracle's move on a gain stage in the verse and the bass 9 dB up after it: "
+               "the verse gap is right and the fight after the verse far worse.",
+               [{"type": "insert.add", "track": bass.name, "insert": {"device": "core.gain"}, "ref": "g"},
+                {"type": "auto.write", "track": bass.name, "insert": "$g", "param": "gain",
+                 "points": _boosted_after(verse.start_beats, verse.end_beats, truth.length_beats, tuck_db)}],
+               ("after",)),
         Answer("cheat-mute-bars", f"The bass silenced for the first {muted_bars} of the verse's {verse.bars} bars "
                "and left as it was after: its low end averages about 3 dB under the kick's over the verse, with "
                "no bass at all for most of it.",
