@@ -110,7 +110,8 @@ def test_collecting_the_self_checks_variants_builds_none(pytester, bench_dir):
     assert "template builds: 0" in listed
     assert [line for line in listed if "mix-darken-keys@55.json" in line] == [
         f"tasks/mix-darken-keys@55.json::mix-darken-keys@55::{rule}"
-        for rule in ("oracle", "baseline", "near-fader", "cheat-master-eq", "cheat-verse-only", "repeat")]
+        for rule in ("oracle", "baseline", "near-fader", "cheat-master-eq", "cheat-verse-only", "cheat-chop-bars",
+                     "repeat")]
     assert "tasks/mix-darken-keys@34.json::mix-darken-keys@34::cheat-verse-only" in listed
     result = run_quiet(pytester, "--overdub-variants=2", "-k", "(55 or 34) and (oracle or verse-only)")
     result.assert_outcomes(passed=2, failed=2)

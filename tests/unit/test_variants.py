@@ -79,7 +79,7 @@ def test_each_template_declares_what_its_builds_return(name, seed):
 def test_the_rules_of_a_variant_are_listed_without_building_it():
     before = variant.cache_info().misses
     assert variant_rules("mix-darken-keys@55") == ["oracle", "baseline", "near:fader", "cheat:master-eq",
-                                                   "cheat:verse-only", "repeat"]
+                                                   "cheat:verse-only", "cheat:chop-bars", "repeat"]
     assert variant_rules("write-bassline@1000")[2:4] == ["near:wrong-roots", "cheat:fifths-on-downbeats"]
     assert variant.cache_info().misses == before
 
@@ -92,8 +92,8 @@ def test_a_build_unlike_its_templates_declaration_is_refused(monkeypatch):
     real = TEMPLATES["mix-darken-keys"]
     monkeypatch.setitem(TEMPLATES, "mix-darken-keys", dataclasses.replace(real, misses=("fader", "cheat-verse-only")))
     with pytest.raises(TaskError, match=r"^template mix-darken-keys, seed 7: built near misses and cheats \[fader, "
-                                        r"cheat-master-eq, cheat-verse-only\]; the template declares \[fader, "
-                                        r"cheat-verse-only\]"):
+                                        r"cheat-master-eq, cheat-verse-only, cheat-chop-bars\]; the template "
+                                        r"declares \[fader, cheat-verse-only\]"):
         variant.__wrapped__("mix-darken-keys@7")
     monkeypatch.setitem(TEMPLATES, "mix-darken-keys", dataclasses.replace(real, family="mixdown"))
     with pytest.raises(TaskError, match="seed 7: built family 'mix'; the template declares 'mixdown'"):

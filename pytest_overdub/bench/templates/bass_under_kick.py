@@ -13,7 +13,9 @@ and beats, its kicks per second and the bass's notes in it (the oracle's fader m
 distance to -3 dB over 0.9, since the master's glue compressor gives back a tenth of a fader move; the oracle
 lands at -3.7 to -2.2 dB over the 99 train seeds). Near misses and cheats: the bass 20 dB down, the bass
 muted, the kick pushed up instead (the published cheats), the oracle's fader with the other parts muted, the
-verse bass thinned out (half its notes, played softer).
+verse bass thinned out (half its notes, played softer), the bass silenced for most of the verse's bars (the gap
+is a mean, so the bass's loudness range in the verse is held too), the verse tucked and the bass pushed 9 dB
+up after it (its low end after the verse may rise by a dB at most).
 """
 
 from __future__ import annotations
@@ -40,6 +42,18 @@ WANT_DB = -3.0
 MOVE_SHOWS = 0.9
 
 
+def _silenced(from_beats: float, to_beats: float, end_beats: float) -> str:
+    """Gain breakpoints holding -60 dB from ``from_beats`` to ``to_beats`` and 0 dB elsewhere."""
+    before = f"0:0 {from_beats - 0.05:g}:0 " if from_beats > 0 else ""
+    return before + f"{from_beats:g}:-60 {to_beats - 0.05:g}:-60 {to_beats:g}:0 {end_beats:g}:0"
+
+
+def _boosted_after(from_beats: float, to_beats: float, end_beats: float, tuck_db: float) -> str:
+    """Gain breakpoints: 0 dB before ``from_beats``, ``tuck_db`` in the verse, +9 dB from ``to_beats`` on."""
+    before = f"0:0 {from_beats - 0.05:g}:0 " if from_beats > 0 else ""
+    return before + f"{from_beats:g}:{tuck_db:g} {to_beats - 0.05:g}:{tuck_db:g} {to_beats:g}:9 {end_beats:g}:9"
+
+
 def build(made: Generated, variant_id: str):
     truth, song = made.truth, made.song
     verse = truth.section("Verse")
@@ -59,13 +73,25 @@ def build(made: Generated, variant_id: str):
     instruction = (
         f"The low end is a fight right now. In the verse (bars {verse.first_bar + 1}-{verse.first_bar + verse.bars}, "
         f"beats {verse.start_beats:g}-{verse.end_beats:g}), sit the bass about three dB under the kick below "
-        "250 Hz, so the kick owns the bottom, but leave the kick itself exactly as it is.")
+        "250 Hz, so the kick owns the bottom, all through the verse (the bass's loudness range there may grow by "
+        "a LU and a half at most: silencing it in places is not tucking it), and don't make the fight worse "
+        "after it (the bass's low end there may rise by a dB at most), but leave the kick itself exactly as it "
+        "is.")
     checks = [
         {"id": "gap", "label": "Bass low end minus kick low end, verse", "kind": "measure", "metric": "band.sub+low",
          "unit": "dB", "target": [-4, -2], "soft": 3, "weight": 1, "tracks": [bass.name], **span,
          "minus": {"tracks": [kick.name], **span}},
         {"id": "kick", "label": "Kick low end vs before", "kind": "measure", "metric": "band.sub+low", "unit": "dB",
          "target": [-1, 1], "soft": 2, "gate": True, "tracks": [kick.name], "relative": True},
+        # the gap is a mean over the verse: the bass silenced for most of it lands the number, so its loudness
+        # range there may not grow (a fader, shelf or compressor moves it by 0.7 LU at most)
+        {"id": "steady", "label": "Bass loudness range in the verse vs before", "kind": "measure", "metric": "lra",
+         "unit": "LU", "target": [None, 1.5], "soft": 1, "gate": True, "tracks": [bass.name], **span,
+         "relative": True},
+        # the gap reads the verse alone: the bass pushed up after it makes the fight worse where no goal looks
+        {"id": "after", "label": "Bass low end after the verse vs before", "kind": "measure",
+         "metric": "band.sub+low", "unit": "dB", "target": [None, 1], "soft": 2, "gate": True,
+         "tracks": [bass.name], "from": verse.end_beats, "relative": True},
     ]
     kick_eq = song.track(kick.track_id).inserts[0].id
     setup = [{"type": "instrument.set", "track": kick.name, "params": KICK},
@@ -79,6 +105,9 @@ def build(made: Generated, variant_id: str):
                     "kick's.", [{"type": "track.set", "track": bass.name, "patch": {"gain": bass_db + tuck_db}}])
     others = [p.name for p in truth.parts if p.name not in (bass.name, kick.name)]
     verse_clip = next(c for c in song.track(bass.track_id).clips if c.start == verse.start_beats)
+    # the share of the verse's bars that, silenced, lowers its mean level by the oracle's move
+    muted_bars = min(verse.bars - 1, max(1, round(verse.bars * (1 - 10 ** (tuck_db * MOVE_SHOWS / 10)))))
+    unmuted = verse.start_beats + muted_bars * song.beats_per_bar
     thin = [{"p": n.p, "t": n.t, "d": n.d, "v": round(n.v * 0.5, 2)} for n in verse_clip.notes[1::2]]
     misses = (
         Answer("buried", "The bass 20 dB down: far more than 3 dB under the kick.",
@@ -95,5 +124,18 @@ def build(made: Generated, variant_id: str):
         Answer("cheat-thin-notes", "Half the verse bass's notes deleted and the rest played softer: less low end "
                "by playing less, not by mixing.",
                [{"type": "notes.replace", "track": bass.name, "clip": verse_clip.id, "notes": thin}], ("scope",)),
+        Answer("chorus-boosted", f"The oracle's move on a gain stage in the verse and the bass 9 dB up after it: "
+               "the verse gap is right and the fight after the verse far worse.",
+               [{"type": "insert.add", "track": bass.name, "insert": {"device": "core.gain"}, "ref": "g"},
+                {"type": "auto.write", "track": bass.name, "insert": "$g", "param": "gain",
+                 "points": _boosted_after(verse.start_beats, verse.end_beats, truth.length_beats, tuck_db)}],
+               ("after",)),
+        Answer("cheat-mute-bars", f"The bass silenced for the first {muted_bars} of the verse's {verse.bars} bars "
+               "and left as it was after: its low end averages about 3 dB under the kick's over the verse, with "
+               "no bass at all for most of it.",
+               [{"type": "insert.add", "track": bass.name, "insert": {"device": "core.gain"}, "ref": "g"},
+                {"type": "auto.write", "track": bass.name, "insert": "$g", "param": "gain",
+                 "points": _silenced(verse.start_beats, unmuted, truth.length_beats)}],
+               ("steady",)),
     )
     return fields, oracle, misses

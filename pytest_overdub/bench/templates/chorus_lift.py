@@ -17,7 +17,9 @@ LU by (the stage is the master chain's last, so the chorus's loudness moves dB f
 reads 2.25 on every seed. Building a variant costs that render (its stems are the starting song's, which a
 scorer renders anyway, and stay in the process cache). Near misses and cheats: the master turned up (the verse
 lifts too), the verse narrowed on the master (outside the chorus), the chorus clips turned up with the chords
-and lead narrowed in the verse only, a steady noise bed in the chorus.
+and lead narrowed in the verse only, a steady noise bed in the chorus, the right channel's polarity flipped
+in the chorus (its side/mid soars while it is out of phase: the chorus's correlation must stay above 0), the
+lift made only from halfway through the chorus (the chorus's loudness range may not grow by more than a LU).
 """
 
 from __future__ import annotations
@@ -47,6 +49,13 @@ NOISE_KERNEL = (
     "            g = ctx.rng(n.index)\n"
     "            out[:, a:b] += 0.2 * n.velocity * g.standard_normal((2, b - a))\n"
     "    return out\n")
+FLIP_KERNEL = (
+    "# The right channel's polarity flipped where flip is 1: the mid turns into side.\n"
+    "def process(x, params, ctx):\n"
+    "    y = np.array(x, dtype=np.float64)\n"
+    "    flip = np.asarray(params['flip']) * np.ones(x.shape[1])\n"
+    "    y[1] = y[1] * (1 - 2 * flip)\n"
+    "    return y\n")
 
 
 def _steps(at_beats: float, end_beats: float, before: float, after: float) -> str:
@@ -98,7 +107,9 @@ def build(made: Generated, variant_id: str):
         f"LU louder than the verse (bars {verse.first_bar + 1}-{verse.first_bar + verse.bars}; 1.5 to 3 LU) "
         "and noticeably wider (its side-to-mid level at least 1 dB above the verse's), without touching the "
         "verse (its loudness within half a LU and its width within half a dB of what they are now) and "
-        "without the peaks going over -0.5 dBTP. Change only the chorus.")
+        "without the peaks going over -0.5 dBTP or anything turned out of phase (the chorus's stereo "
+        "correlation stays above 0). Lift it all the way through: its loudness range may grow by a LU at most "
+        "(a lift that comes and goes is not a lift). Change only the chorus.")
     setup = [{"type": "master.set", "patch": {"gain": song.master.gain + SETUP_MASTER_DB}},
              {"type": "insert.add", "track": "master", "insert": {"device": "core.gain"}, "ref": "trim"},
              {"type": "auto.write", "track": "master", "insert": "$trim", "param": "gain",
@@ -115,6 +126,14 @@ def build(made: Generated, variant_id: str):
          "unit": "dB", "target": [-0.5, 0.5], "soft": 1.5, "gate": True, "section": "Verse", "relative": True},
         {"id": "peaks", "label": "True peak of the mix", "kind": "measure", "metric": "truePeak",
          "unit": "dBTP", "target": [None, -0.5], "soft": 1.5, "gate": True},
+        # "wider" reads side over mid: a channel's polarity flipped turns mid into side and scores it as
+        # width, so the chorus must stay in phase (a negative correlation collapses in mono)
+        {"id": "in-phase", "label": "Stereo correlation of the chorus", "kind": "measure", "metric": "correlation",
+         "unit": "", "target": [0, None], "soft": 0.3, "gate": True, "section": "Chorus"},
+        # the lift reads the whole chorus: a lift in half of it (or every other bar) lands the number, so the
+        # chorus's loudness range may not grow (a uniform lift leaves it as it was, within 0.4 LU)
+        {"id": "steady", "label": "Loudness range of the chorus vs before", "kind": "measure", "metric": "lra",
+         "unit": "LU", "target": [None, 1], "soft": 1, "gate": True, "section": "Chorus", "relative": True},
     ]
     fields = {"family": "mix", "title": "Make the chorus lift", "instruction": instruction,
               "scope": {"tracks": "all", "new": True, "master": True, "sections": ["Chorus"]},
@@ -123,6 +142,7 @@ def build(made: Generated, variant_id: str):
     oracle = Answer("oracle", "A master width stage automated from the chorus's downbeat: "
                     f"{gain_db:g} dB up and width {WIDTH:g}; the verse is left at unity.",
                     _master_width(at, end, gain_db=gain_db, verse_width=1, chorus_width=WIDTH))
+    half = at + chorus.bars // 2 * made.song.beats_per_bar
     chords, lead = truth.part("chords").name, truth.part("lead").name
     lifted = ["Bass", chords, lead]
     clip_up = [{"type": "clip.set", "track": name, "clip": c.id, "patch": {"gain": c.gain + 2.5}}
@@ -152,5 +172,18 @@ def build(made: Generated, variant_id: str):
                 {"type": "clip.add", "track": "$n",
                  "clip": {"start": at, "length": end - at, "notes": f"C4@0:{end - at:g}"}}],
                ("scope",)),
+        Answer("cheat-polarity", "The right channel's polarity flipped on the master from the chorus on, with the "
+               "oracle's gain: the chorus's mid turns into side, so it reads far wider while it is out of phase.",
+               [{"type": "device.define", "device": {
+                   "id": "cheat.flip", "kind": "effect", "name": "Flip", "kernel": FLIP_KERNEL,
+                   "params": [{"key": "flip", "label": "flip", "min": 0, "max": 1, "def": 0, "unit": ""}]}},
+                {"type": "insert.add", "track": "master", "insert": {"device": "cheat.flip"}, "ref": "f"},
+                {"type": "auto.write", "track": "master", "insert": "$f", "param": "flip",
+                 "points": _steps(at, end, 0, 1)},
+                *_master_width(at, end, gain_db=gain_db, verse_width=1, chorus_width=1)],
+               ("in-phase",)),
+        Answer("cheat-half-lift", "The chorus comes in as it was and jumps up 2 dB more than the oracle, to width "
+               "1.6, only halfway through: the whole chorus's numbers land, but it does not lift when it comes in.",
+               _master_width(half, end, gain_db=gain_db + 2, verse_width=1, chorus_width=1.6), ("steady",)),
     )
     return fields, oracle, misses

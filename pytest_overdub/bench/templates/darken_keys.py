@@ -7,7 +7,8 @@ makes the problem on whatever chords part the song has: the chords track becomes
 turned fully bright and bell-like (a Pad is replaced by the keys, its chords kept). Computed from the
 ground truth: the chords track, the verse's end (the verse-only cheat). The oracle is the published
 one, a 7 dB high shelf at 4 kHz at the head of the keys' chain; near misses: the fader pulled 7.5 dB instead,
-the shelf on the master (outside the scope), the shelf automated to cut only in the verse.
+the shelf on the master (outside the scope), the shelf automated to cut only in the verse, the keys silenced
+every other bar (the presence band counts the rests, the loudness skips them: the keys' RMS level is held).
 """
 
 from __future__ import annotations
@@ -18,9 +19,20 @@ from .base import Answer
 TIER = 1
 INSTRUCTION = ("The keys are too bright and bell-like, they poke out around 4 to 8 kHz. Take three to six dB "
                "out of that presence range on the keys themselves, all through the song, but keep them at "
-               "the same overall loudness, within about a dB. Both are measured on the keys' own track, "
-               "before the master.")
+               "the same overall loudness, within about a dB, and playing all the way through: their level with "
+               "their rests counted within a dB and a half too (silencing them in places is not darkening them). "
+               "All three are measured on the keys' own track, before the master.")
 SHELF = {"device": "core.eq", "params": {"highf": 4000, "high": -7}}
+
+
+def _every_other_bar(length_beats: float, bar: float) -> str:
+    """Breakpoints holding 0 dB in the even bars (``bar`` beats long) and -60 dB in the odd ones."""
+    points, at, odd = [], 0.0, False
+    while at < length_beats:
+        db = -60 if odd else 0
+        points += [f"{at:g}:{db}", f"{at + bar - 0.05:g}:{db}"]
+        at, odd = at + bar, not odd
+    return " ".join(points + [f"{length_beats:g}:0"])
 
 
 def build(made: Generated, variant_id: str):
@@ -46,6 +58,12 @@ def build(made: Generated, variant_id: str):
         {"id": "loudness", "label": "Keys loudness vs before, own track", "kind": "measure", "metric": "lufs",
          "unit": "LU", "target": [-1, 1], "soft": 1.5, "gate": True, "tracks": keys, "relative": True,
          "stem": True},
+        # the presence band reads the keys with their rests counted, the loudness skips silence: the keys
+        # silenced in stretches lower the one and not the other, so their level with the rests counted is
+        # held too (an EQ cut moves it about as much as the loudness)
+        {"id": "level", "label": "Keys level with their rests counted (RMS) vs before, own track",
+         "kind": "measure", "metric": "rms", "unit": "dB", "target": [-1.5, 1.5], "soft": 1, "gate": True,
+         "tracks": keys, "relative": True, "stem": True},
     ]
     fields = {"family": "mix", "title": "Darken the keys", "instruction": INSTRUCTION,
               "scope": {"tracks": keys}, "setup": setup, "checks": checks}
@@ -63,5 +81,11 @@ def build(made: Generated, variant_id: str):
                 {"type": "auto.write", "track": "Keys", "insert": "$eq", "param": "high",
                  "points": f"0:-7 {verse_end - 0.05:g}:-7 {verse_end:g}:0 {truth.length_beats:g}:0"}],
                ("presence-chorus",)),
+        Answer("cheat-chop-bars", "The keys silenced every other bar by a gain stage: the presence band, read "
+               "with the rests counted, drops 3 dB while the loudness, which skips silence, hardly moves.",
+               [{"type": "insert.add", "track": "Keys", "insert": {"device": "core.gain"}, "ref": "g"},
+                {"type": "auto.write", "track": "Keys", "insert": "$g", "param": "gain",
+                 "points": _every_other_bar(truth.length_beats, made.song.beats_per_bar)}],
+               ("level",)),
     )
     return fields, oracle, misses

@@ -35,7 +35,9 @@ the bass and kick) scores 1.0 and a smaller fader move (the hook +3, the others 
 tracks (setup), the hook's chorus notes (its fader), the chorus's bars (instruction, the near miss's
 automation), the chorus clips' ids (the delete cheat). Near misses and cheats: the published five (the
 bass and keys chorus clips deleted and the drums muted; hook +6 and the others -10; the others -20; the
-others -8; the hook +12), plus the oracle's move automated in the verse instead of the chorus.
+others -8; the hook +12), plus the oracle's move automated in the verse instead of the chorus, and the hook
+silenced in every other chorus bar and 6 dB up in the rest (loudness skips the silence: the hook's loudness
+range in the chorus is held within a LU of the start).
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ INSTRUCTION = (
     "In the chorus (bars {first}-{last}) the hook gets lost. Bring it forward so it sits at least two LU above "
     "every other part, each measured on its own. Trim the other parts if you need to, but by three LU at most "
     "together, and don't change the chorus as a whole by more than one LU either way: not just louder, and "
-    "not by pulling everything else down.")
+    "not by pulling everything else down. Keep the hook playing as it does, all through the chorus: its loudness "
+    "range there may grow by a LU at most (a hook chopped into loud bursts is not in front).")
 
 
 def _hook_db(made: Generated) -> float:
@@ -124,6 +127,17 @@ def _automated(at: float, end: float, moves: dict[str, float]) -> list[dict[str,
     return ops
 
 
+def _chopped(at: float, end: float, bar: float) -> str:
+    """Gain breakpoints: 0 dB outside ``at``..``end``, inside +6 dB in every other bar and -60 dB between."""
+    points = [f"0:0 {at - RAMP_BEATS:g}:0"] if at > 0 else []
+    odd = False
+    while at < end:
+        db = -60 if odd else 6
+        points.append(f"{at:g}:{db} {at + bar - RAMP_BEATS:g}:{db}")
+        at, odd = at + bar, not odd
+    return " ".join(points + [f"{end:g}:0"])
+
+
 def build(made: Generated, variant_id: str):
     truth = made.truth
     chorus, verse = truth.section("Chorus"), truth.section("Verse")
@@ -138,6 +152,11 @@ def build(made: Generated, variant_id: str):
         {"id": "others", "label": "The other parts together vs before, chorus", "kind": "measure",
          "metric": "lufs", "unit": "LU", "target": [-3, 1], "soft": 1.5, "gate": True, "tracks": names,
          "section": "Chorus", "relative": True},
+        # loudness skips silence: the hook silenced in half the chorus's bars and pushed up in the rest reads
+        # far in front, so its loudness range in the chorus may not grow (a fader or an EQ leaves it as it was)
+        {"id": "steady", "label": "Hook loudness range in the chorus vs before", "kind": "measure", "metric": "lra",
+         "unit": "LU", "target": [None, 1], "soft": 1, "gate": True, "tracks": ["Hook"], "section": "Chorus",
+         "relative": True},
     ]
     instruction = INSTRUCTION.format(first=chorus.first_bar + 1, last=chorus.first_bar + chorus.bars)
     fields = {"family": "mix", "title": "Bring the hook to the front", "instruction": instruction,
@@ -166,5 +185,11 @@ def build(made: Generated, variant_id: str):
         Answer("verse-automation", "The oracle's move automated on gain stages in the verse instead of the "
                "chorus: the chorus is as it was.",
                _automated(verse.start_beats, verse.end_beats, {"Hook": HOOK_UP_DB, **trim}), ("front",)),
+        Answer("cheat-chop-bars", "The hook 6 dB up in every other bar of the chorus and silenced in the rest: its "
+               "loudness, which skips silence, reads in front, but half the hook is gone.",
+               [{"type": "insert.add", "track": "Hook", "insert": {"device": "core.gain"}, "ref": "g"},
+                {"type": "auto.write", "track": "Hook", "insert": "$g", "param": "gain",
+                 "points": _chopped(chorus.start_beats, chorus.end_beats, made.song.beats_per_bar)}],
+               ("steady",)),
     )
     return fields, oracle, misses

@@ -21,7 +21,10 @@ the soft clip (the true peak overshoots; the peak gate's soft is 0.75 dB, not th
 limiter driven a dB harder (out of scope); a limiter slammed 12 dB past the oracle with a 10 ms release,
 the master turned down to land on the target (the number hit by crushing); that slammed master with
 silence appended twice the song's length, or with one near-silent kit hit as far out (the silence would
-flatter a whole-song crest factor; the gated one reads the music only).
+flatter a whole-song crest factor; the gated one reads the music only); a 12 dB high shelf at 2 kHz, or a
+150 Hz high-pass, before the limiter (loudness bought by re-voicing the mix: K-weighting counts the treble
+extra, the low end holds the peaks; the shares of five bands, from the sub to 8 kHz, are held within 3 dB,
+as in the published task).
 
 Cost: building a variant renders the song once and its master chain two or three times more (the stems
 are reused: the process stem cache in a scorer, a cache of its own in a library call). The solve is a
@@ -57,11 +60,20 @@ SLAM_LUFS = -8.2
 #: The true peak is a delivery limit: half a dB over it scores a third (the published task's soft is 1.5; the
 #: soft clip holds a fader pushed into it to about -0.5 dBTP, which that would score 0.67).
 PEAK_SOFT_DB = 0.75
+#: The bands whose share of the mix's power a master keeps within 3 dB (the limiter alone moves each by 1.6
+#: at most; the air above 8 kHz is left out: limiting takes the hats' transients, up to 3 dB of its share).
+BALANCE_BANDS = (("sub", "under 60 Hz"), ("low", "at 60-250 Hz"), ("mid", "at 500 Hz-2 kHz"),
+                 ("highmid", "at 2-4 kHz"), ("presence", "at 4-8 kHz"))
 CHECKS = [
     {"id": "peak", "label": "True peak of the mix", "kind": "measure", "metric": "truePeak", "unit": "dBTP",
      "target": [None, -1], "soft": PEAK_SOFT_DB, "gate": True},
     {"id": "crest", "label": "Crest factor of the music (gated) vs before", "kind": "measure",
      "metric": "crestGated", "unit": "dB", "target": [-6, None], "soft": 3, "gate": True, "relative": True},
+    # the tonal balance, as the published task holds it: K-weighting counts the treble extra and the low end
+    # holds the peaks, so a treble boost or a low cut before the limiter buys loudness without the crest
+    *({"id": f"balance-{band}", "label": f"Share of the mix's power {hz} vs before", "kind": "measure",
+       "metric": f"bandRel.{band}", "unit": "dB", "target": [-3, 3], "soft": 2, "gate": True, "relative": True}
+      for band, hz in BALANCE_BANDS),
 ]
 METRICS = ["lufs", "truePeak", "crestGated"]
 
@@ -144,7 +156,9 @@ def build(made: Generated, variant_id: str):
         f"Master this for streaming: bring the whole mix up to about {target:g} LUFS integrated (its drums "
         "peak high, and that is about as loud as a clean master of it goes), keep the true peak at or below "
         "-1 dBTP, and don't squash it: the crest factor of the music (silence never counts) may drop by six "
-        "dB at most.")
+        "dB at most, and keep its tonal balance: the share of its power under 60 Hz, at 60-250 Hz, at 500 Hz-2 "
+        "kHz, at 2-4 kHz and at 4-8 kHz each within 3 dB of what it is (a master lifts the level, it does not "
+        "re-voice the mix).")
     checks = [{"id": "lufs", "label": "Integrated loudness of the mix", "kind": "measure", "metric": "lufs",
                "unit": "LUFS", "target": [target - 1, target + 1], "soft": 3, "weight": 1}, *CHECKS]
     fields = {"family": "mix", "title": "Master it to streaming loudness", "instruction": instruction,
@@ -178,6 +192,17 @@ def _misses(truth, song: Song, solved: Solved) -> tuple[Answer, ...]:
         Answer("cheat-pad-silence", f"The slammed master, and a {2 * end:g}-beat empty section appended: the "
                "silence would inflate a whole-song crest factor so the squash reads as dynamic; the gated one "
                "reads the music only.", slam(before=[pad]), ("crest", "scope")),
+        Answer("cheat-treble-tilt", "A 12 dB high shelf at 2 kHz before the oracle's limiter driven 3 dB less: "
+               "K-weighting counts the treble extra, so the loudness lands near the target with crest to spare, "
+               "and the mix is re-voiced.",
+               limiter_ops(drive - 3, before=[{"type": "insert.add", "track": "master", "insert": {
+                   "device": "core.eq", "params": {"highf": 2000, "high": 12}}}]),
+               ("balance-highmid", "balance-presence")),
+        Answer("cheat-thin", "The master high-passed at 150 Hz before the oracle's limiter driven 3 dB more: the "
+               "kick's and bass's headroom goes to loudness, and the low end of the mix with it.",
+               limiter_ops(drive + 3, before=[{"type": "insert.add", "track": "master", "insert": {
+                   "device": "core.eq", "params": {"hp": 150}}}]),
+               ("balance-sub",)),
         Answer("cheat-late-note", f"The slammed master, and one near-silent kit hit at beat {3 * end:g}, so "
                "the song runs on in silence: the silence would flatter a whole-song crest factor; the gated one "
                "reads the music only.", slam(before=[late]), ("crest", "scope")),
