@@ -845,6 +845,19 @@ class UnexplainedCheck(_Against):
         return unexplained_db(ctx.get(self.file), ctx.get(self.against), sr=ctx.sr)
 
 
+class ImageCheck(_Against):
+    """Whether ``file`` keeps ``against``'s left and right where they were: the correlation of their
+    side-to-mid cross-spectra (:func:`~pytest_overdub.measure.compare.image_correlation`), +1 in place, -1
+    with the channels swapped; 1.0 for a mono input."""
+
+    kind: Literal["image"]
+
+    def value(self, ctx: Any) -> float:
+        from ..measure.compare import image_correlation
+
+        return image_correlation(ctx.get(self.file), ctx.get(self.against), sr=ctx.sr)
+
+
 class DuckCheck(_Audio):
     """The gain ``file`` has over ``source`` around each hit of ``hits`` (a clean percussive input):
     ``depth`` the median over hits of the lowest gain in the first 80 ms, ``hold`` the median gain 20-50 ms
@@ -921,7 +934,7 @@ CHECK_CLASSES: tuple[type[CheckBase], ...] = (
     TrackLengthCheck,
     LoudnessCheck, TruePeakCheck, PlrCheck, LoudnessChangeCheck, ClippedAddedCheck, TonalBalanceCheck,
     BandChangeCheck, SideBandCheck, TailRmsCheck, DitherCheck, ResidualCheck, BusStemCheck, LikenessCheck,
-    UnexplainedCheck, DuckCheck,
+    UnexplainedCheck, ImageCheck, DuckCheck,
     HitsCheck, SequenceCheck,
 )
 

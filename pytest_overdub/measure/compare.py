@@ -311,6 +311,45 @@ def unexplained_db(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s
     return incoherent_db(shifted(answer, lag), source, sr=sr, start_s=0.0, stop_s=n / sr, n_fft=n_fft)
 
 
+#: A source whose side (L-R) is this far under its mid (L+R) has no stereo image to keep (a mono source).
+IMAGE_MONO_DB = -35.0
+
+
+def image_correlation(answer: np.ndarray, source: np.ndarray, *, sr: int, n_fft: int = 4096) -> float:
+    """Whether ``answer`` keeps ``source``'s left and right where they were (see module): the correlation,
+    over the frequency bins of 63 Hz-16 kHz, of the two files' side-to-mid cross-spectra (``Σ S·M*`` over
+    ``n_fft`` Hann frames, hop ``n_fft / 2``, ``S = L - R``, ``M = L + R``). A part panned left puts the
+    same sound in the mid and, in phase, in the side; panned right, out of phase: the cross-spectrum holds
+    which side each part of the spectrum sits on. +1 for the image as it was (an EQ, compression or a gain
+    on the side changes the figures' size, not their sign; the file's own delay or a polarity flip of both
+    channels cancels out), -1 for left and right swapped. 1.0 when ``source`` is mono
+    (:data:`IMAGE_MONO_DB`) or one of the two is one channel: there is nothing to mirror."""
+    a = np.asarray(answer, dtype=np.float64).reshape(-1, np.shape(answer)[-1])
+    s = np.asarray(source, dtype=np.float64).reshape(-1, np.shape(source)[-1])
+    if a.shape[0] != 2 or s.shape[0] != 2:
+        return 1.0
+
+    def cross(x: np.ndarray) -> np.ndarray:
+        hop = n_fft // 2
+        frames = (x.shape[1] - n_fft) // hop + 1
+        if frames < 1:
+            return np.zeros(n_fft // 2 + 1, complex)
+        idx = np.arange(n_fft)[None, :] + hop * np.arange(frames)[:, None]
+        win = np.hanning(n_fft)
+        side = np.fft.rfft((x[0] - x[1])[idx] * win, axis=-1)
+        mid = np.fft.rfft((x[0] + x[1])[idx] * win, axis=-1)
+        return np.sum(side * mid.conj(), axis=0)
+
+    side_s, mid_s = s[0] - s[1], s[0] + s[1]
+    if float(np.dot(side_s, side_s)) <= float(np.dot(mid_s, mid_s)) * 10.0 ** (IMAGE_MONO_DB / 10.0):
+        return 1.0
+    f = np.fft.rfftfreq(n_fft, 1.0 / sr)
+    sel = (f >= 63.0) & (f < 16000.0)
+    ca, cs = cross(a)[sel], cross(s)[sel]
+    den = float(np.sqrt(np.sum(np.abs(ca) ** 2) * np.sum(np.abs(cs) ** 2)))
+    return float(np.sum(ca * cs.conj()).real / den) if den > 0 else 0.0
+
+
 def shifted(x: np.ndarray, lag: int) -> np.ndarray:
     """``x`` moved ``lag`` samples earlier (zeros after), the same length: a late answer brought back."""
     x = np.asarray(x, dtype=np.float64)

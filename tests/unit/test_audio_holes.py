@@ -11,8 +11,8 @@ import pytest
 
 from pytest_overdub.bench.audio import chains as ch
 from pytest_overdub.bench.audio.readings import hit_change, sequence
-from pytest_overdub.measure.compare import (block_crest_db, dither_floor_db, incoherent_db, latency_samples,
-                                            unexplained_db)
+from pytest_overdub.measure.compare import (block_crest_db, dither_floor_db, image_correlation, incoherent_db,
+                                            latency_samples, unexplained_db)
 
 SR = 48000
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
@@ -163,6 +163,41 @@ def test_another_sound_blended_under_an_eq_shows_and_a_late_inverted_eq_does_not
     # independent sound at a tenth of the power: 0.1 / 1.1 of the answer is unexplained (-10.4 dB)
     assert unexplained_db(eqd + other, mix, sr=SR) == pytest.approx(10 * np.log10(0.1 / 1.1), abs=0.5)
     assert unexplained_db(eqd + other, mix, sr=SR) > hi
+
+
+# --- left and right: a swapped answer mirrors the image; EQ, delay, polarity and one-sided width do not --
+
+def _panned(seconds: float) -> np.ndarray:
+    """Two independent sounds panned left and right, over a little uncorrelated room."""
+    rng = np.random.default_rng(5)
+    n = int(seconds * SR)
+    a, b, room = rng.standard_normal(n), rng.standard_normal(n), rng.standard_normal((2, n))
+    return np.stack([0.9 * a + 0.3 * b, 0.3 * a + 0.9 * b]) + 0.2 * room
+
+
+@pytest.mark.parametrize("task_id", ["master-mid-side", "master-streaming-single", "master-match-reference",
+                                     "mixdown-clear-mud"])
+def test_swapped_channels_read_minus_one_and_fail_the_image_gate(task_id):
+    (lo, _), soft = _gate(task_id, "image")
+    x = _panned(4.0)
+    assert image_correlation(x, x, sr=SR) == pytest.approx(1.0)
+    assert image_correlation(x[::-1], x, sr=SR) == pytest.approx(-1.0)
+    assert image_correlation(x[::-1], x, sr=SR) < lo - soft  # scores 0
+
+
+def test_the_image_survives_eq_delay_a_polarity_flip_and_side_gain_and_a_mono_input_has_none():
+    x = _panned(4.0)
+    late = np.concatenate([np.zeros((2, int(0.03 * SR))), x[:, : -int(0.03 * SR)]], axis=1)
+    mid, side = x[0] + x[1], x[0] - x[1]
+    wider = np.stack([mid + 2 * side, mid - 2 * side]) / 2  # the side 6 dB up
+    assert image_correlation(-x, x, sr=SR) == pytest.approx(1.0)  # both channels inverted: the same image
+    assert image_correlation(wider, x, sr=SR) == pytest.approx(1.0)
+    # an EQ scales each bin's cross-spectrum by |G(f)|^2 >= 0: it reweights the bins, never flips one
+    assert image_correlation(ch.eq(x, low=9, high=-9, lowf=200, highf=3000), x, sr=SR) > 0.3
+    assert image_correlation(late, x, sr=SR) > 0.8  # 30 ms late: the answer's own cross-spectrum is unmoved
+    mono = np.stack([x[0], x[0]])
+    assert image_correlation(x[::-1], mono, sr=SR) == 1.0  # nothing to mirror
+    assert image_correlation(x[:1], x, sr=SR) == 1.0  # one channel has no left and right
 
 
 # --- sidechain: "between" has frames to read when the kick is on every beat --------------------------

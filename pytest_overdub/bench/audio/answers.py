@@ -530,6 +530,34 @@ def _mud_down(i):
     return {"mix.wav": ch.gain(i["mix.wav"], -5.0)}
 
 
+# --- left and right swapped (master-mid-side, master-streaming-single, master-match-reference, mixdown-clear-mud) --
+
+def _swapped(files: Files) -> Files:
+    """Every file of an answer with its two channels swapped: the job done, the stereo image mirrored (a
+    channel-order slip when writing the files). Each task's ``image`` gate reads it about -1."""
+    return {name: np.ascontiguousarray(x[::-1]) for name, x in files.items()}
+
+
+@maker("midside.near-swapped")
+def _midside_swapped(i):
+    return _swapped(_midside_oracle(i))
+
+
+@maker("streaming.near-swapped")
+def _streaming_swapped(i):
+    return _swapped(_streaming_oracle(i))
+
+
+@maker("match.near-swapped")
+def _match_swapped(i):
+    return _swapped(_match_oracle(i))
+
+
+@maker("mud.near-swapped")
+def _mud_swapped(i):
+    return _swapped(_mud_oracle(i))
+
+
 # --- writing the files, cached ----------------------------------------------------------------------
 
 def answer_key(task: Any, make: str, bench: Any) -> str:
