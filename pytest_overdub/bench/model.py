@@ -718,22 +718,30 @@ class TonalBalanceCheck(_Against):
 
 
 class BandChangeCheck(_Against):
-    """Absolute level (dBFS) of ``band`` in ``file`` minus the same in ``against``."""
+    """Absolute level (dBFS) of ``band`` in ``file`` minus the same in ``against``. With ``spans``, both are
+    read in that many equal spans of time and the value is the largest span's change (the span cut least, or
+    raised most): a change made in part of the song only does not average into a whole-song figure."""
 
     kind: Literal["bandChange"]
     band: tuple[float, float]
+    spans: int | None = Field(default=None, ge=2, le=16,
+                              description="read in this many equal spans; the largest span's change")
 
     def value(self, ctx: Any) -> float:
         from ..measure.compare import band_level_db
         from ..measure.kept import kept
 
         lo, hi = self.band
+        k = self.spans or 1
 
-        def level(x) -> float:  # an input's: kept for the next answer
-            return kept(x, f"band-level {ctx.sr} {lo!r} {hi!r}",
-                        lambda: band_level_db(x, sr=ctx.sr, lo_hz=lo, hi_hz=hi))
+        def levels(x) -> list[float]:  # an input's: kept for the next answer
+            def read() -> list[float]:
+                n = x.shape[-1]
+                cuts = [n * i // k for i in range(k + 1)]
+                return [band_level_db(x[..., a:b], sr=ctx.sr, lo_hz=lo, hi_hz=hi) for a, b in zip(cuts, cuts[1:])]
+            return kept(x, f"band-levels {ctx.sr} {lo!r} {hi!r} {k}", read)
 
-        return level(ctx.get(self.file)) - level(ctx.get(self.against))
+        return max(a - b for a, b in zip(levels(ctx.get(self.file)), levels(ctx.get(self.against))))
 
 
 class SideBandCheck(_Audio):

@@ -200,6 +200,32 @@ def test_the_image_survives_eq_delay_a_polarity_flip_and_side_gain_and_a_mono_in
     assert image_correlation(x[:1], x, sr=SR) == 1.0  # one channel has no left and right
 
 
+# --- clear mud: the cut must hold in every quarter of the song ----------------------------------------
+
+def test_a_cut_made_after_the_first_quarter_reads_no_cut_in_the_quarter_cut_least():
+    from pytest_overdub.bench.model import BandChangeCheck
+
+    check = BandChangeCheck.model_validate(next(c for c in json.loads(
+        (TASKS / "mixdown-clear-mud.json").read_text(encoding="utf-8"))["checks"] if c["id"] == "mud-throughout"))
+    (_, hi), soft = _gate("mixdown-clear-mud", "mud-throughout")
+    x = _panned(8.0)
+    cut = ch.gain(x, -6.0)  # a broadband 6 dB cut moves every band's level by exactly -6 dB
+    late = np.concatenate([x[:, : x.shape[1] // 4], cut[:, x.shape[1] // 4:]], axis=1)
+
+    class Ctx:
+        sr = SR
+
+        def __init__(self, answer):
+            self.files = {"mix.wav": answer, "input:mix.wav": x}
+
+        def get(self, name):
+            return self.files[name]
+
+    assert check.value(Ctx(cut)) == pytest.approx(-6.0, abs=1e-6)  # the whole song cut: every quarter -6
+    assert check.value(Ctx(late)) == pytest.approx(0.0, abs=1e-6)  # the first quarter untouched
+    assert check.value(Ctx(late)) > hi + soft  # fails the gate
+
+
 # --- sidechain: "between" has frames to read when the kick is on every beat --------------------------
 
 def test_between_reads_a_four_on_the_floor_kick_and_catches_a_duck_where_there_is_none():

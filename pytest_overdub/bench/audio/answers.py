@@ -525,6 +525,18 @@ def _mud_dulled(i):
     return {"mix.wav": ch.eq(_mud_oracle(i)["mix.wav"], lp=6000)}
 
 
+@maker("mud.near-late-cut")
+def _mud_late_cut(i):
+    """The mud cut 12 dB deep after the first quarter of the song only: the whole song's 200-500 Hz lands
+    inside the mud target while the song opens as muddy as it was (a cut made in part of the song, as an
+    automated EQ switched on late would). Before the ``mud-throughout`` gate (the quarter of the song cut
+    least) it scored 1.000."""
+    x = i["mix.wav"]
+    cut = ch.eq(x, mid=-12.0, midf=300, q=0.8)
+    start = x.shape[1] // 4
+    return {"mix.wav": np.concatenate([x[:, :start], cut[:, start:]], axis=1)}
+
+
 @maker("mud.cheat-turned-down")
 def _mud_down(i):
     return {"mix.wav": ch.gain(i["mix.wav"], -5.0)}

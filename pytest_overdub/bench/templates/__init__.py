@@ -69,7 +69,7 @@ TEMPLATES: dict[str, Template] = {t.id: t for t in (
     Template("mix-mono-low-end", mono_low_end.TIER, mono_low_end.build, "mix",
              misses=("mono-master", "cheat-bass-down", "cheat-highpass-120", "cheat-highpass-bass", "cheat-mute-bass")),
     Template("mixdown-clear-mud", mixdown.TIER, mixdown.clear_mud, "mixdown",
-             misses=("dulled", "swapped", "cheat-highpass", "cheat-turned-down"), answer=("mix.wav",)),
+             misses=("dulled", "late-cut", "swapped", "cheat-highpass", "cheat-turned-down"), answer=("mix.wav",)),
     Template("mixdown-parallel-drums", mixdown.TIER, mixdown.parallel_drums, "mixdown",
              misses=("cheat-gain", "cheat-limiter", "cheat-reverb"), answer=("drums.wav",)),
     Template("mixdown-sidechain-bass", mixdown.TIER, mixdown.sidechain_bass, "mixdown",
