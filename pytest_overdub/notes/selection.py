@@ -19,16 +19,17 @@ Conventions:
   :data:`MIN_PLAYED_VELOCITY`. A note that is silent or all
   but silent supplies no root, chord tone, hit or turn the ear never gets and pads no count; a muted
   helper track beside a heard one lent the heard line its pitches and turns (the ``heard`` check reads
-  the new tracks together).
+  the new tracks together). A ``core.bass`` track's notes are read as its one voice plays them
+  (:func:`mono_voice`): cut where the next note starts, at the velocity of their legato chain.
 * Bars are 0-based and given as a ``range`` or a ``(first, last)`` pair with ``last`` exclusive.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
-from ..errors import TaskError
+from ..errors import DeviceError, TaskError
 from ..song.model import Song, Track
 from .theory import parse_pitch
 
@@ -68,6 +69,9 @@ class PlacedNote:
     dur_beats: float
     v: float
     clip_gain_db: float = 0.0
+    #: The note's position among all the track's notes (every clip in clip order, muted or not), as the
+    #: renderer numbers them: the order of two notes that start together.
+    index: int = field(default=-1, compare=False)
 
     @property
     def end_beats(self) -> float:
@@ -77,17 +81,77 @@ class PlacedNote:
 def placed_notes(song: Song, track: Track) -> list[PlacedNote]:
     """The heard notes of one track, sorted by (start_beats, p); ties keep clip and note order."""
     out: list[PlacedNote] = []
+    index = 0
     for clip in track.clips:
-        if clip.mute or clip.kind != "notes":
-            continue
         for note in clip.notes:
-            if note.t >= clip.length:
+            i, index = index, index + 1
+            if clip.mute or clip.kind != "notes" or note.t >= clip.length:
                 continue
             out.append(PlacedNote(track_id=track.id, clip_id=clip.id, note_id=note.id, p=note.p,
                                   start_beats=clip.start + note.t, dur_beats=min(note.d, clip.length - note.t),
-                                  v=note.v, clip_gain_db=clip.gain))
+                                  v=note.v, clip_gain_db=clip.gain, index=i))
     out.sort(key=lambda n: (n.start_beats, n.p))
     return out
+
+
+#: The house instrument with one voice (docs/devices.md, ``core.bass``): what its notes sound like is read
+#: by :func:`mono_voice`.
+MONO_DEVICE = "core.bass"
+
+
+def mono_voice(track: Track, notes: Sequence[PlacedNote]) -> list[PlacedNote]:
+    """``notes`` of a one-voice instrument as they sound: each cut where the next one starts, each played
+    at the velocity the voice gives it; notes cut to nothing are left out. Sorted by (start_beats, p).
+
+    The rule is the renderer's for ``core.bass`` (docs/devices.md), read in beats over the notes of each
+    clip gain (the clips of one gain share a voice): notes in onset order, ties in the track's note order;
+    a note that starts at or before the previous note's end is legato, and in LEGATO mode (``mode`` read at
+    its onset) it carries on the envelope of its chain, played at the velocity of the chain's first note. A
+    root at velocity 0 that starts a legato chain silences every note of the chain, and a root cut by a
+    fifth a tick later is heard for a tick: the selection reads both as the ear does.
+    """
+    mode_at = _mode_reader(track)
+    by_gain: dict[float, list[PlacedNote]] = {}
+    for n in notes:
+        by_gain.setdefault(n.clip_gain_db, []).append(n)
+    out: list[PlacedNote] = []
+    for group in by_gain.values():
+        group.sort(key=lambda n: (n.start_beats, n.index))
+        chain_v = 0.0
+        for i, n in enumerate(group):
+            legato = i > 0 and n.start_beats <= group[i - 1].end_beats
+            if not (legato and mode_at(n.start_beats) == 0):
+                chain_v = n.v
+            dur = n.dur_beats if i + 1 == len(group) else min(n.dur_beats, group[i + 1].start_beats - n.start_beats)
+            if dur > 0:
+                out.append(replace(n, v=chain_v, dur_beats=dur))
+    out.sort(key=lambda n: (n.start_beats, n.p))
+    return out
+
+
+def _mode_reader(track: Track) -> Callable[[float], float]:
+    """``core.bass``'s ``mode`` (0 LEGATO, 1 RETRIG) at a beat, as the renderer reads it: the static value
+    (a value it cannot read is ignored), or the automation's straight line between points, held outside
+    them, clamped and snapped to an option."""
+    from ..devices.params import house_spec
+    param = house_spec(MONO_DEVICE).param("mode")
+    try:
+        static = param.coerce(track.instrument.params.get("mode", param.default), clamp=True)
+    except DeviceError:
+        static = float(param.default)
+    points = sorted(track.instrument.auto.get("mode", ()), key=lambda pt: pt.t)
+    if not points:
+        return lambda beat: static
+
+    def at(beat: float) -> float:
+        if beat <= points[0].t:
+            return param.snap(points[0].v)
+        for a, b in zip(points, points[1:]):
+            if beat <= b.t:
+                w = 0.0 if b.t == a.t else (beat - a.t) / (b.t - a.t)
+                return param.snap(a.v + w * (b.v - a.v))
+        return param.snap(points[-1].v)
+    return at
 
 
 def resolve_tracks(song: Song, refs: Iterable[str] | str | None, *, start_song: Song) -> list[Track]:
@@ -150,7 +214,10 @@ def select(song: Song, *, start_song: Song, tracks: Iterable[str] | str | None =
     for track in resolve_tracks(song, tracks, start_song=start_song):
         if track_plays is not None and (not track_plays(song, track) or track.gain <= SILENT_FADER_DB):
             continue
-        for n in placed_notes(song, track):
+        placed = placed_notes(song, track)
+        if track.instrument is not None and track.instrument.device == MONO_DEVICE:
+            placed = mono_voice(track, placed)
+        for n in placed:
             if from_beats is not None and n.start_beats < from_beats:
                 continue
             if to_beats is not None and n.start_beats >= to_beats:

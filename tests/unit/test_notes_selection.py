@@ -1,11 +1,13 @@
 """Placing notes on the timeline and selecting them by track, span and pitch."""
 
+import numpy as np
 import pytest
 
 from pytest_overdub.errors import TaskError
 from pytest_overdub.notes.selection import PlacedNote, bar_range, placed_notes, resolve_tracks, select
+from pytest_overdub.render import render
 from pytest_overdub.render.heard import plays
-from pytest_overdub.song.model import Clip, Note, Song, Track
+from pytest_overdub.song.model import Clip, Instrument, Note, Song, Track
 
 
 def _start_song() -> Song:
@@ -146,3 +148,42 @@ def test_bar_range():
 def test_bar_range_rejects(bad):
     with pytest.raises(TaskError, match="bars"):
         bar_range(bad)
+
+
+def _bass(*clips: Clip, mode: str = "LEGATO") -> Track:
+    return Track(id="t_mono", name="Mono", instrument=Instrument(device="core.bass", params={"mode": mode}),
+                 clips=clips)
+
+
+def test_mono_bass_reads_a_legato_chain_at_its_first_notes_velocity():
+    """core.bass plays a legato chain at its first note's velocity: a root at velocity 0 starting the chain
+    silences the chain (the render is silent), so none of its notes is played; in RETRIG mode each note
+    takes its own velocity again."""
+    chain = Clip(id="c_c", start=0, length=4, notes=(
+        Note(p=45, t=0, d=1, v=0.0, id="r"), Note(p=52, t=1, d=1, v=0.85, id="f"),
+        Note(p=45, t=2, d=1, v=0.85, id="r2")))
+    legato = _with_tracks(*START.tracks, _bass(chain))
+    assert select(legato, start_song=START, tracks=["new"]) == []
+    retrig = _with_tracks(*START.tracks, _bass(chain, mode="RETRIG"))
+    assert [(n.p, n.v) for n in select(retrig, start_song=START, tracks=["new"])] == [(52, 0.85), (45, 0.85)]
+    # the reading is the renderer's: the legato line is silent, the retriggered one is not
+    peak = lambda song: float(np.max(np.abs(render(song, tracks=["t_mono"]).mix)))
+    assert peak(legato) == 0.0
+    assert peak(retrig) > 0.1
+    # after a gap the voice starts a new chain at the new note's velocity
+    gap = Clip(id="c_g", start=0, length=4, notes=(Note(p=45, t=0, d=0.5, v=0.0, id="r"),
+                                                   Note(p=52, t=1, d=1, v=0.85, id="f")))
+    assert [n.p for n in select(_with_tracks(*START.tracks, _bass(gap)), start_song=START, tracks=["new"])] == [52]
+
+
+def test_mono_bass_cuts_a_note_where_the_next_starts():
+    """One voice: a root taken over by a fifth 0.05 beats later is heard 0.05 beats; of two notes starting
+    together the later in the track's order takes the voice, the other is not heard; clips of another gain
+    play on their own voice."""
+    line = Clip(id="c_l", start=0, length=4, notes=(
+        Note(p=45, t=0, d=1, v=0.8, id="r"), Note(p=52, t=0.05, d=0.95, v=0.8, id="f"),
+        Note(p=40, t=2, d=1, v=0.8, id="a"), Note(p=47, t=2, d=1, v=0.8, id="b")))
+    other = Clip(id="c_o", start=0, length=4, gain=-6, notes=(Note(p=57, t=0.5, d=1, v=0.8, id="o"),))
+    got = select(_with_tracks(*START.tracks, _bass(line, other)), start_song=START, tracks=["new"])
+    assert [(n.p, n.start_beats, round(n.dur_beats, 9)) for n in got] == [
+        (45, 0.0, 0.05), (52, 0.05, 0.95), (57, 0.5, 1.0), (47, 2.0, 1.0)]

@@ -3,8 +3,8 @@
 Computed from the ground truth: the verse's bars and chords (the ``roots`` and ``chordTones`` checks), its
 key (``inKey``), the names of the other parts. The oracle is a bassline written from the chord roots
 (root, its push, the fifth on beat three, the root again on the last eighth). Near misses: the roots a bar
-late, fifths on the downbeats, the chords part copied down two octaves, the oracle muted, the oracle three
-octaves up.
+late, fifths on the downbeats, the hook's verse line copied octaves down, the oracle muted, the oracle three
+octaves up, and roots written into a legato chain core.bass plays silent (a velocity-0 tick starts it).
 
 The range is a gate scaled by the share of notes in it (soft 1): as a goal beside ``inKey`` (the task's
 only other goal) a line three octaves up still scored 0.5, as did one off the key everywhere but the
@@ -38,6 +38,16 @@ def _line(chords: list[ChordTruth], *, fifth_first: bool = False, up: int = 0) -
         low, high = (r + 7, r) if fifth_first else (r, r + 7)
         b = 4 * i
         tokens += [f"{low}@{b}:1.5", f"{low}@{b + 1.5}:0.5", f"{high}@{b + 2}:1.5", f"{r}@{b + 3.5}:0.5"]
+    return " ".join(tokens)
+
+
+def _silent_chain(chords: list[ChordTruth]) -> str:
+    """Each bar's root and fifth in one legato chain started by a velocity-0 tick of the root (core.bass
+    plays a chain at its first note's velocity: silent), then one loud passing note after a gap."""
+    tokens = []
+    for i, ch in enumerate(chords):
+        r, b = _root(ch.root_pc), 4 * i
+        tokens += [f"{r}@{b}:0.02*0", f"{r}@{b}:1.5", f"{r + 7}@{b + 1.5}:1.5", f"{r + 2}@{b + 3.25}:0.5*1"]
     return " ".join(tokens)
 
 
@@ -94,7 +104,9 @@ def build(made: Generated, variant_id: str):
                         for c in song.track("Bass").clips],
               "checks": checks}
     late = chords[-1:] + chords[:-1]
-    copy = " ".join(f"{p - 24}@{t - verse.start_beats:g}:{d:g}" for t, p, d in _verse_notes(song, chords_part, verse))
+    hook = _verse_notes(song, "Hook", verse)
+    down = 12 * -((min(p for _, p, _ in hook) - LO) // 12) if hook else 0  # lowest note into E1..D#2
+    copy = " ".join(f"{p + down}@{t - verse.start_beats:g}:{d:g}" for t, p, d in hook)
     oracle = Answer("oracle", "Roots from the truth's chords: root, its push, the fifth on beat three, the root "
                     "on the last eighth.", [_clip(verse, _line(chords))])
     misses = (
@@ -102,7 +114,8 @@ def build(made: Generated, variant_id: str):
                [_clip(verse, _line(late))], ("roots",)),
         Answer("cheat-fifths-on-downbeats", "Chord tones on beats one and three, but the fifth on every "
                "downbeat.", [_clip(verse, _line(chords, fifth_first=True))], ("roots",)),
-        Answer("cheat-chords-copy", "The chords part played two octaves down.", [_clip(verse, copy)],
+        Answer("cheat-hook-copy", "The hook's verse line played octaves down, its lowest note in E1..D#2.",
+               [_clip(verse, copy)],
                ("copy",)),
         Answer("cheat-up-three-octaves", "The oracle's line three octaves up, a lead in the bass's place: roots, "
                "chord tones and key right, none of it in the bass register.", [_clip(verse, _line(chords, up=36))],
@@ -110,6 +123,9 @@ def build(made: Generated, variant_id: str):
         Answer("cheat-muted", "The oracle's notes on a muted track.",
                [_clip(verse, _line(chords)), {"type": "track.set", "track": "Bass", "patch": {"mute": True}}],
                ("heard",)),
+        Answer("cheat-silent-chain", "Roots and fifths written but silent (a legato chain started by a "
+               "velocity-0 tick), one loud passing note a bar keeping the bass heard.",
+               [_clip(verse, _silent_chain(chords))], ("roots", "chord-tones")),
     )
     return fields, oracle, misses
 
