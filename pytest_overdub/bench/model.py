@@ -255,7 +255,7 @@ class DistinctCheck(_Selected):
     kind: Literal["distinct"]
 
     def value(self, ctx: "Context") -> float:
-        return readings.distinct(self.notes(ctx))
+        return readings.distinct(self.notes(ctx), tol_beats=ctx.on_beat_tol_beats)
 
 
 class TurnsCheck(_Selected):

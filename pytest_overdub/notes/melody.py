@@ -2,6 +2,11 @@
 
 Conventions:
 
+* An *ornament* is a note heard shorter than a sixteenth (:data:`ORNAMENT_BEATS` less ``tol_beats``): a
+  grace note or a click, heard as a flick on a note rather than a note of the line. Every melody reading
+  leaves ornaments out, on both sides of a copy: a drone with 25 ms clicks of seven pitches between its
+  notes read as seven pitches and fourteen turns (write-counter-melody 0.905), and a copy of the hook with
+  a click after each note halved its copy share (0.5, inside the gate).
 * The *line* of a selection is its top voice: at each onset (onsets closer than ``tol_beats`` are one
   onset) the highest note. ``turns`` reads the line; ``distinct`` and ``copied`` read every note.
 * A *turn* is a change of direction between two successive moves of the line: up then down, or down then
@@ -27,10 +32,20 @@ from .selection import PlacedNote
 
 EPS = 1e-9
 
+#: The shortest note of a line, in beats before the on-beat tolerance is taken off: a sixteenth note (as
+#: a root must sound, :data:`~.harmony.ROOT_MIN_BEATS`).
+ORNAMENT_BEATS = 0.25
 
-def distinct(notes: Sequence[PlacedNote]) -> float:
-    """The number of different MIDI pitches among the selected notes."""
-    return float(len({n.p for n in notes}))
+
+def line_notes(notes: Sequence[PlacedNote], *, tol_beats: float) -> list[PlacedNote]:
+    """``notes`` without their ornaments (heard shorter than :data:`ORNAMENT_BEATS` less ``tol_beats``)."""
+    shortest = ORNAMENT_BEATS - tol_beats - EPS
+    return [n for n in notes if n.dur_beats >= shortest]
+
+
+def distinct(notes: Sequence[PlacedNote], *, tol_beats: float) -> float:
+    """The number of different MIDI pitches among the selected notes, ornaments left out."""
+    return float(len({n.p for n in line_notes(notes, tol_beats=tol_beats)}))
 
 
 def top_line(notes: Sequence[PlacedNote], *, tol_beats: float) -> list[int]:
@@ -47,8 +62,9 @@ def top_line(notes: Sequence[PlacedNote], *, tol_beats: float) -> list[int]:
 
 
 def turns(notes: Sequence[PlacedNote], *, tol_beats: float) -> float:
-    """How many times the top line changes direction; 0.0 for fewer than three different onsets."""
-    line = top_line(notes, tol_beats=tol_beats)
+    """How many times the top line (ornaments left out) changes direction; 0.0 for fewer than three
+    different onsets."""
+    line = top_line(line_notes(notes, tol_beats=tol_beats), tol_beats=tol_beats)
     moves = [b - a for a, b in zip(line, line[1:]) if b != a]
     return float(sum(1 for a, b in zip(moves, moves[1:]) if (a > 0) != (b > 0)))
 
@@ -64,10 +80,11 @@ def copied(notes: Sequence[PlacedNote], other: Sequence[PlacedNote], *, tol_beat
     long notes) is not a copy, while a copy of every note, or of a fragment, is. The value is the largest
     share over ``dt`` and ``dv``, with ``dv`` in semitones and, given ``scale`` (the key's pitch classes),
     in scale steps. The copy in another rhythm counts as well (:func:`_run_share`): the value is the larger
-    of the two. 0.0 when either side has no notes.
+    of the two. Ornaments are left out on both sides. 0.0 when either side has no notes.
     """
     if not 0 <= tol_beats < 0.5:
         raise TaskError(f"tol_beats {tol_beats!r}: expected an on-beat tolerance in beats, 0 <= tol < 0.5")
+    notes, other = line_notes(notes, tol_beats=tol_beats), line_notes(other, tol_beats=tol_beats)
     if not notes or not other:
         return 0.0
     measures: list[Callable[[int], int | None]] = [lambda p: p]

@@ -23,7 +23,7 @@ def line(pairs, *, dp=0, dt=0.0, track="t_new"):
 
 def test_one_pitch_is_not_a_melody():
     same = [n(57, k) for k in range(16)]
-    assert distinct(same) == 1.0
+    assert distinct(same, tol_beats=TOL) == 1.0
     assert turns(same, tol_beats=TOL) == 0.0
 
 
@@ -32,7 +32,7 @@ def test_turns_count_changes_of_direction():
     assert turns(line([(57, 0), (59, 1), (60, 2), (62, 3)]), tol_beats=TOL) == 0.0   # a scale run
     assert turns(line([(57, 0), (57, 1), (60, 2), (60, 3), (57, 4)]), tol_beats=TOL) == 1.0  # repeats are no move
     assert turns([], tol_beats=TOL) == 0.0
-    assert distinct(line(HOOK)) == 5.0      # E5 D5 C5 A4 F5: 76 74 72 69 77
+    assert distinct(line(HOOK), tol_beats=TOL) == 5.0      # E5 D5 C5 A4 F5: 76 74 72 69 77
 
 
 def test_top_line_takes_the_highest_note_of_each_onset():
@@ -117,3 +117,21 @@ def test_an_own_line_is_not_a_copy():
     assert copied(own, [], tol_beats=TOL) == 0.0
     with pytest.raises(TaskError, match="tol_beats"):
         copied(own, hook, tol_beats=0.5)
+
+
+def test_ornaments_are_not_notes_of_the_line():
+    """A note heard shorter than a sixteenth (less the on-beat tolerance) is a grace note or a click: a drone
+    with 0.05-beat clicks of six pitches is one pitch and no turn (it read seven and fourteen, 0.905 on
+    write-counter-melody), and clicks after each note of a hook copy no longer halve its share."""
+    drone = [n(64, 2 * k, 1.9) for k in range(8)]
+    clicks = [n(p, 2 * k + 1.9, 0.05) for k, p in enumerate((72, 74, 67, 71, 76, 69, 74, 67))]
+    assert distinct(drone + clicks, tol_beats=TOL) == 1.0
+    assert turns(drone + clicks, tol_beats=TOL) == 0.0
+    # a sixteenth, the shortest note of a line, still counts (0.25 - TOL beats heard is enough)
+    assert distinct(drone + [n(72, 1.9, 0.25 - TOL)], tol_beats=TOL) == 2.0
+    hook = line(HOOK, track="t_hook")
+    copy = line(HOOK, dp=-12)
+    flicked = copy + [n(p - 5, t + 0.45, 0.05) for p, t in HOOK]
+    assert copied(flicked, hook, tol_beats=TOL) == 1.0
+    # and ornaments in the other part do not dilute a copy of its line either
+    assert copied(copy, hook + [n(p + 2, t + 0.45, 0.05, track="t_hook") for p, t in HOOK], tol_beats=TOL) == 1.0

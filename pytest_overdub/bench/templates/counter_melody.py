@@ -13,7 +13,8 @@ lower tone left; of four such lines (from the higher or the lower tone, leaving 
 the first that copies at most 0.4 of any part and holds five pitches, since the plain alternation can play
 a run of the bass's or the hook's intervals (a copy of up to 0.71 on 7 of test seeds 1000-1399; 0.5 on
 train seed 53). Near misses: the hook an octave down (in place, a beat late, in a new rhythm, and
-backwards), a diatonic third under the hook (on one new track, and dealt note by note over three), one note
+backwards), a diatonic third under the hook (on one new track, dealt note by note over three, and with a click
+after each note), one note
 on every beat, the oracle in the verse, the oracle on a muted track.
 """
 
@@ -155,6 +156,9 @@ def build(made: Generated, variant_id: str):
     rhythm = [{"p": p - 12, "t": 0.5 + 0.75 * i, "d": 0.75, "v": 0.8} for i, p in enumerate(tops)
               if 0.5 + 0.75 * i + 0.75 <= length]
     tonic = line[0]["p"] - (line[0]["p"] - chorus.key.tonic_pc) % 12
+    flicked = [m for n in thirds for m in (
+        {**n, "d": max(n["d"] - 0.06, 0.25)},
+        {"p": n["p"] + 5, "t": n["t"] + max(n["d"] - 0.06, 0.25), "d": 0.05, "v": 0.5}) if m["t"] < length]
     misses = (
         Answer("cheat-octave-copy", f"The {hook_name.lower()} copied an octave down on a new track.",
                [_track("Counter"), _clip(lo, length, octave_down)], ("copy",)),
@@ -171,6 +175,9 @@ def build(made: Generated, variant_id: str):
         Answer("cheat-split-thirds", f"The {hook_name.lower()} a diatonic third below, dealt note by note over "
                "three new tracks: no one track copies more than a third of it, and the chorus hears the whole.",
                [op for k in range(3) for op in _split(k, lo, length, thirds[k::3])], ("copy",)),
+        Answer("cheat-flicked-thirds", f"The {hook_name.lower()} a diatonic third below with a 0.05-beat click "
+               "after each note: twice the notes, so the copy's share halves unless clicks are read as what they "
+               "are, ornaments.", [_track("Counter"), _clip(lo, length, flicked)], ("copy",)),
         Answer("cheat-one-note", "The tonic on every beat of the chorus: in key, never a melody.",
                [_track("Counter"), _clip(lo, length, [{"p": tonic, "t": float(b), "d": 1, "v": 0.8}
                                                       for b in range(int(length))])], ("pitches", "contour")),
