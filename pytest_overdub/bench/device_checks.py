@@ -39,6 +39,8 @@ CENTS_WINDOW = 100.0       # notePitch looks for partials within a semitone of t
 PROMINENCE_DB = 15.0       # a partial stands this far above the median of the half octave around it
 PARTIAL_RANGE_DB = 30.0    # ... and within this of the note's loudest partial
 PITCH_WINDOW_S = 0.5       # notePitch reads the first half second after the strike
+TONAL_WINDOW_S = 1.5       # ... and the note's tonal share over its first 1.5 s (it must be gone by then)
+TONAL_MIN = 0.25           # a pitched note holds at least this share of its energy in clear partials
 LENGTH_DROP_DB = 30.0      # noteLength: time until the note falls this far under its own peak
 HIT_S = 0.1                # trackEcho*: the first hit's dry, correlated with the wet part
 
@@ -362,6 +364,42 @@ def partial_cents(x: np.ndarray, *, sr: int, f0_hz: float) -> float:
     return float(np.min(np.abs(1200.0 * np.log2(hz / f0_hz))))
 
 
+def tonal_share(x: np.ndarray, *, sr: int) -> float:
+    """The share of ``x``'s energy (a note from its strike) that lies in clear partials: spectrum bins
+    standing ``PROMINENCE_DB`` above the median of their octave band (octaves from 20 Hz; the median
+    interpolated between band centres on a log-frequency axis). The window falls as the second half of a
+    Hann window, so the strike (where a noisy attack lives) keeps its full weight. A sine, a bell, a
+    plucked string hold most of their energy there (0.4 to 1); a noise burst holds none, and a faint tone
+    inside one only its own small share; 0.0 for silence."""
+    mono = x.sum(axis=0) if x.ndim == 2 else x
+    if mono.size < 16 or not np.any(mono):
+        return 0.0
+    nfft = max(1 << 16, 1 << int(math.ceil(math.log2(mono.size))))
+    power = np.abs(np.fft.rfft(mono * np.hanning(2 * mono.size)[mono.size:], nfft)) ** 2
+    db = 10.0 * np.log10(power + 1e-12 * power.max())
+    f = np.fft.rfftfreq(nfft, 1.0 / sr)
+    centres, medians = [], []
+    lo = 20.0
+    while lo < sr / 2:
+        band = (f >= lo) & (f < 2 * lo)
+        if np.count_nonzero(band) > 4:
+            centres.append(math.log(lo * math.sqrt(2)))
+            medians.append(float(np.median(db[band])))
+        lo *= 2
+    floor_db = np.interp(np.log(np.maximum(f, 1.0)), centres, medians)
+    return float(power[db >= floor_db + PROMINENCE_DB].sum() / power.sum())
+
+
+def note_pitch_cents(x: np.ndarray, *, sr: int, f0_hz: float) -> float:
+    """A struck note's pitch reading: :func:`partial_cents` of its first ``PITCH_WINDOW_S``, or ∞ when
+    under ``TONAL_MIN`` of its energy (over ``x``, at most ``TONAL_WINDOW_S`` from the strike) lies in
+    clear partials (:func:`tonal_share`): a noise burst or a fixed sample with a faint tone at the
+    note's pitch is not a note at that pitch."""
+    if tonal_share(x[..., : int(TONAL_WINDOW_S * sr)], sr=sr) < TONAL_MIN:
+        return math.inf
+    return partial_cents(x[..., : int(PITCH_WINDOW_S * sr)], sr=sr, f0_hz=f0_hz)
+
+
 @functools.lru_cache(maxsize=8)
 def _hann(n: int) -> np.ndarray:
     """``np.hanning(n)``, read-only, kept: every probe note of a check has the same window length."""
@@ -385,7 +423,8 @@ def sounding_s(x: np.ndarray, *, sr: int, drop_db: float = LENGTH_DROP_DB) -> fl
 def real_notes_value(x: np.ndarray, *, sr: int, notes: list[tuple[float, int]], kind: str) -> float:
     """``trackPitch``: the worst note's |cents| to its nearest prominent partial; ``trackLength``: the
     shortest note's time to fall ``LENGTH_DROP_DB`` under its peak. Each note is read from its onset to
-    the next onset (``PITCH_WINDOW_S`` at most for the pitch, 4 s for the length); notes struck together
+    the next onset (:func:`note_pitch_cents`: ``TONAL_WINDOW_S`` at most, its first ``PITCH_WINDOW_S`` for
+    the partial; 4 s for the length); notes struck together
     (a chord) are read together, each for its own pitch."""
     onsets = sorted({s for s, _ in notes})
     values = []
@@ -393,8 +432,8 @@ def real_notes_value(x: np.ndarray, *, sr: int, notes: list[tuple[float, int]], 
         later = [o for o in onsets if o > s]
         end = later[0] if later else s + 4.0
         if kind == "trackPitch":
-            seg = x[:, int(round(s * sr)): int(round(min(end, s + PITCH_WINDOW_S) * sr))]
-            values.append(partial_cents(seg, sr=sr, f0_hz=440.0 * 2 ** ((p - 69) / 12)))
+            seg = x[:, int(round(s * sr)): int(round(min(end, s + TONAL_WINDOW_S) * sr))]
+            values.append(note_pitch_cents(seg, sr=sr, f0_hz=440.0 * 2 ** ((p - 69) / 12)))
         else:
             values.append(sounding_s(x[:, int(round(s * sr)): int(round(min(end, s + 4.0) * sr))], sr=sr))
     if not values:

@@ -470,7 +470,8 @@ class DecayPeakCheck(_Decay):
 
 
 class NotePitchCheck(_Decay):
-    """The worst note's distance (cents) from a prominent partial at its pitch (bench/device_checks.py)."""
+    """The worst note's distance (cents) from a prominent partial at its pitch, ∞ for a note whose energy is
+    less than a quarter in clear partials (bench/device_checks.py, ``note_pitch_cents``)."""
 
     kind: Literal["notePitch"]
 
@@ -480,8 +481,8 @@ class NotePitchCheck(_Decay):
 
         track, notes = self.drawn(ctx)
         x = decay_render(ctx, track, notes)
-        return max(dc.partial_cents(x[:, int(i * 4.0 * ctx.sr): int((i * 4.0 + dc.PITCH_WINDOW_S) * ctx.sr)],
-                                    sr=ctx.sr, f0_hz=440.0 * 2 ** ((n.p - 69) / 12)) for i, n in enumerate(notes))
+        return max(dc.note_pitch_cents(x[:, int(i * 4.0 * ctx.sr): int((i * 4.0 + dc.TONAL_WINDOW_S) * ctx.sr)],
+                                       sr=ctx.sr, f0_hz=440.0 * 2 ** ((n.p - 69) / 12)) for i, n in enumerate(notes))
 
 
 class NoteLengthCheck(_Decay):

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .. import BENCH_VERSION
-from ..errors import OpError, OverdubError, SongError, TaskError
+from ..errors import OpError, OverdubError, SongError, SubmissionError, TaskError
 from ..song.ids import stable_ids
 from ..song.model import Song, describe_validation_error, load_song, read_json
 from ..song.ops import apply_ops, apply_transactions
@@ -189,8 +189,9 @@ def score_task(task: Task, submission: Submission | Song | None, *, bench: Bench
 def _score_transcription(task: Any, answer: Any, *, bench: Bench) -> TaskResult:
     """A transcription task: ``answer`` is an :class:`~pytest_overdub.transcribe.answer.Answer`, a bench
     answer's maker, or None (no notes); a song or ops cannot answer it."""
-    from ..transcribe.answer import Answer
+    from ..transcribe.answer import Answer, refuse_unheard
     from ..transcribe.answers import MadeAnswer, made_answer
+    from ..transcribe.truth import mix_seconds
     from ..transcribe.score import score_transcription
 
     song = bench.song(task.song)
@@ -199,6 +200,11 @@ def _score_transcription(task: Any, answer: Any, *, bench: Bench) -> TaskResult:
     elif answer is not None and not isinstance(answer, Answer):
         return _failed(task, "submission refused: a transcription task is answered with notes (a notes .json, "
                              "a .mid file or a folder holding one), not a song or ops")
+    if answer is not None:
+        try:
+            refuse_unheard(answer, mix_s=mix_seconds(task, song))
+        except SubmissionError as exc:
+            return _failed(task, str(exc))
     return score_transcription(task, answer, song=song, grader_hash=grader_hash(task))
 
 

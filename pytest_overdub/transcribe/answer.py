@@ -30,7 +30,7 @@ from typing import Any, Iterable
 
 from ..errors import SubmissionError
 from ..song.model import read_json
-from .matching import TimedNote
+from .matching import ONSET_TOL_S, TimedNote
 
 #: At most this many notes in one answer: ten a second for half an hour, far more than any part holds,
 #: and few enough that matching a flood of wrong notes stays quick.
@@ -125,6 +125,20 @@ def _note(n: Any, *, where: str, scale: float, unit: str) -> TimedNote:
         raise SubmissionError(f"{where}.v = {_short(n['v'])}: want a velocity 0..1")
     onset = n["t"] * scale
     return TimedNote(float(n["p"]), onset, onset + n["d"] * scale)
+
+
+def refuse_unheard(answer: Answer, *, mix_s: float) -> None:
+    """Refuse an answer with a note that starts after the mix ends (``mix_s`` seconds, and the onset
+    tolerance): nothing in the recording starts there, so its times are in another unit than the one it
+    states (beats written as seconds, milliseconds) or its tempo is off; one line naming the part, how many
+    notes, the first such onset and the mix's length."""
+    for part, notes in answer.parts.items():
+        late = [n.onset_s for n in notes if n.onset_s > mix_s + ONSET_TOL_S]
+        if late:
+            raise SubmissionError(
+                f"{answer.source}: parts.{part}: {len(late)} of {len(notes)} notes start after the mix ends "
+                f"({mix_s:.2f} s), the first at {min(late):.2f} s; want times from the mix's first sample in "
+                f"the unit stated (\"seconds\", or \"beats\" at the stated tempo): is the unit or the tempo wrong?")
 
 
 def _number(v: Any) -> bool:

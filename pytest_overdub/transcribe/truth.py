@@ -12,7 +12,7 @@ from ..errors import TaskError
 from ..notes.selection import placed_notes, resolve_tracks
 from ..render.heard import heard_tracks
 from ..song.model import Song
-from ..song.timing import song_end_beats
+from ..song.timing import TAIL_S, song_end_beats
 from .matching import TimedNote
 from .task import TranscriptionTask
 
@@ -24,6 +24,14 @@ def excerpt_beats(task: TranscriptionTask, song: Song) -> tuple[float, float]:
         raise TaskError(f"task {task.id}: from = {task.from_beats:g} beats is at or after the song's end "
                         f"({end:g} beats)")
     return task.from_beats, end
+
+
+def mix_seconds(task: TranscriptionTask, song: Song) -> float:
+    """How long the mix lasts in seconds: the excerpt, and the render's tail when it runs to the song's
+    end (as :func:`~pytest_overdub.transcribe.inputs.render_mix` cuts it; an instrument's own longer tail
+    rings on, but no note starts in it)."""
+    lo, hi = excerpt_beats(task, song)
+    return (hi - lo) * 60.0 / song.tempo + (TAIL_S if hi >= song_end_beats(song) else 0.0)
 
 
 def heard_ids(task: TranscriptionTask, song: Song) -> list[str] | None:

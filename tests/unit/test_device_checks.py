@@ -60,6 +60,42 @@ def test_a_click_and_a_noise_burst_have_no_pitch():
     assert dc.partial_cents(_stereo(noise), sr=SR, f0_hz=262.0) == math.inf
 
 
+def _plucked(f_hz, *, n_s=1.5, seed=3):
+    """A Karplus-Strong string: a noise burst one period long through a damped averaging loop."""
+    from scipy.signal import lfilter
+
+    period = max(2, int(round(SR / f_hz - 0.5)))
+    loop = np.zeros(period + 2)
+    loop[0], loop[period], loop[period + 1] = 1.0, -0.4995, -0.4995
+    burst = np.zeros(int(n_s * SR))
+    burst[:period] = np.random.default_rng(seed).uniform(-1, 1, period)
+    return lfilter([1.0], loop, burst)
+
+
+def test_a_faint_tone_inside_a_noise_burst_is_no_note_at_its_pitch():
+    # the tone is a clear spectral peak (the old reading passed it at under a cent) but 17 dB under the
+    # noise: a crash with a whistle in it, not a note at that pitch
+    n = int(1.2 * SR)
+    t = np.arange(n) / SR
+    crash = np.random.default_rng(7).uniform(-1, 1, n) * np.exp(-6.91 * t / 1.2)
+    faint = _stereo(crash + 0.12 * np.sin(2 * np.pi * 392.0 * t) * (t < 0.5))
+    assert dc.partial_cents(faint[:, : SR // 2], sr=SR, f0_hz=392.0) < 1.0
+    assert dc.tonal_share(faint, sr=SR) < 0.1
+    assert dc.note_pitch_cents(faint, sr=SR, f0_hz=392.0) == math.inf
+
+
+@pytest.mark.parametrize("pitch", [43, 60, 84])
+def test_struck_and_plucked_notes_hold_their_energy_in_partials(pitch):
+    # the honest kinds at the probes' lowest pitch and the bell's register: a hum-and-prime bell, a sine,
+    # a Karplus-Strong string (its attack is a noise burst) all read at their pitch (the string's integer
+    # delay leaves it up to 14 cents flat up high); the lowest share, the bell's at G2, is 0.46
+    f = 440.0 * 2 ** ((pitch - 69) / 12)
+    bell = ((0.5, 0.5), (1.0, 0.6), (1.2, 0.4), (1.5, 0.25), (2.0, 0.5), (2.5, 0.2), (3.0, 0.15))
+    for x in (_decaying(f, partials=bell, n_s=1.5), _decaying(f, n_s=1.5), _plucked(f)):
+        assert dc.tonal_share(_stereo(x), sr=SR) > 0.4 > dc.TONAL_MIN
+        assert dc.note_pitch_cents(_stereo(x), sr=SR, f0_hz=f) < 15.0
+
+
 def test_sounding_time_is_where_the_envelope_falls_30_db():
     # -60 dB at 0.8 s: -30 dB at 0.4 s, read to the end of its 10 ms frame
     assert dc.sounding_s(_stereo(_decaying(440.0, t60_s=0.8)), sr=SR) == pytest.approx(0.40, abs=0.011)

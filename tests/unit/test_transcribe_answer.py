@@ -68,6 +68,40 @@ def test_a_note_on_with_velocity_zero_ends_a_note(tmp_path):
     assert read_answer(tmp_path, parts=PARTS).notes("lead") == [TimedNote(60.0, 0.0, 0.25)]  # a folder
 
 
+def test_a_daws_track_names_are_read_without_case_spaces_or_nul_padding(tmp_path):
+    # DAWs name tracks "Bass"; some exporters end a meta event's text with NUL bytes
+    path = _midi(tmp_path / "a.mid", [("Bass ", [(40, 0, 480)]), ("lead\x00", [(72, 480, 960)]),
+                                      ("BASS", [(43, 960, 1440)])])
+    a = read_answer(path, parts=PARTS)
+    assert a.notes("bass") == [TimedNote(40.0, 0.0, 0.5), TimedNote(43.0, 1.0, 1.5)]
+    assert a.notes("lead") == [TimedNote(72.0, 0.5, 1.0)]
+
+
+def _smpte_midi(path, division: bytes, notes):
+    """A type 0 file with a raw SMPTE ``division`` and one 'lead' track of (pitch, on tick, off tick),
+    its note-ons under running status (one status byte, then data bytes only)."""
+    events = sorted([(on, 1, p, 90) for p, on, _ in notes] + [(off, 0, p, 0) for p, _, off in notes])
+    body, now = b"\x00\xff\x03\x04lead", 0
+    for i, (tick, _, p, v) in enumerate(events):
+        delta = tick - now
+        assert delta < 128  # one-byte delta times keep the writer small
+        body += bytes([delta]) + (b"\x90" if i == 0 else b"") + bytes([p, v])
+        now = tick
+    body += b"\x00\xff\x2f\x00"
+    path.write_bytes(b"MThd\x00\x00\x00\x06\x00\x00\x00\x01" + division + b"MTrk"
+                     + len(body).to_bytes(4, "big") + body)
+    return path
+
+
+def test_a_smpte_division_is_read_at_its_frame_rate(tmp_path):
+    # 25 frames a second, 40 ticks a frame: 1000 ticks a second whatever the tempo
+    path = _smpte_midi(tmp_path / "a.mid", bytes([256 - 25, 40]), [(60, 0, 100), (62, 100, 125)])
+    assert read_answer(path, parts=PARTS).notes("lead") == [TimedNote(60.0, 0.0, 0.1), TimedNote(62.0, 0.1, 0.125)]
+    bad = _smpte_midi(tmp_path / "b.mid", bytes([256 - 23, 40]), [(60, 0, 100)])
+    with pytest.raises(SubmissionError, match=rf"^{bad}: SMPTE division 23 frames a second, 40 ticks a frame: want"):
+        read_answer(bad, parts=PARTS)
+
+
 @pytest.mark.parametrize("data, where", [
     ({"time": "seconds", "parts": {"bass": [{"p": 40, "t": 0, "d": -0.5}]}}, "parts.bass[0].d = -0.5"),
     ({"time": "seconds", "parts": {"bass": [{"p": 40, "t": 0, "d": 0}]}}, "parts.bass[0].d = 0"),

@@ -6,7 +6,7 @@ import pytest
 
 from pytest_overdub.bench import validity
 from pytest_overdub.bench.commands import score_main
-from pytest_overdub.bench.tasks import bundled_bench, score_task
+from pytest_overdub.bench.tasks import bundled_bench, score_path, score_task
 from pytest_overdub.errors import TaskError
 from pytest_overdub.transcribe.matching import TimedNote
 from pytest_overdub.transcribe.task import TranscriptionTask
@@ -81,6 +81,26 @@ def test_overdub_score_reads_a_notes_answer(tmp_path, capsys):
     f1 = next(c for c in result["checks"] if c["id"] == "f1-hook")
     assert f1["value"] == pytest.approx(2 * 1 * 0.5 / 1.5)  # precision 1, recall 1/2
     assert result["score"] == pytest.approx(0.667)
+
+
+def test_times_in_another_unit_than_stated_are_refused_in_one_line(tmp_path):
+    # night-shift's hook at 92 bpm, its mix 22.37 s long (the song and its 1.5 s tail): the true notes in
+    # beats, labelled seconds, put 10 of 38 notes after the mix's end; one 40 ms after it (within the
+    # onset tolerance, where a careful player's note can fall) is still read
+    task = BENCH.task("transcribe-solo-hook")
+    truth = reference(task, BENCH.song("night-shift"))["hook"]
+    beats = [{"p": n.pitch, "t": n.onset_s * 92 / 60, "d": n.duration_s} for n in truth]
+    path = tmp_path / "answer.json"
+    path.write_text(json.dumps({"time": "seconds", "parts": {"hook": beats}}), encoding="utf-8")
+    r = score_path(task, path, bench=BENCH)
+    assert r.score == 0.0 and r.error == (
+        f"{path}: parts.hook: 10 of 38 notes start after the mix ends (22.37 s), the first at 24.00 s; want "
+        "times from the mix's first sample in the unit stated (\"seconds\", or \"beats\" at the stated tempo): "
+        "is the unit or the tempo wrong?")
+    near_end = [{"p": n.pitch, "t": n.onset_s, "d": n.duration_s} for n in truth] + [{"p": 60, "t": 22.41, "d": 0.1}]
+    path.write_text(json.dumps({"time": "seconds", "parts": {"hook": near_end}}), encoding="utf-8")
+    r = score_path(task, path, bench=BENCH)
+    assert r.error is None and r.check("precision-hook").value == pytest.approx(38 / 39)
 
 
 @pytest.mark.slow

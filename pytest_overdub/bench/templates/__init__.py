@@ -28,8 +28,8 @@ TRANSCRIBE = ("tempo-off", "cheat-every-step", "cheat-octave-off", "cheat-scale-
 
 TEMPLATES: dict[str, Template] = {t.id: t for t in (
     Template("device-decaying-instrument", decaying_instrument.TIER, decaying_instrument.build, "device",
-             misses=("sustains", "cheat-clicks", "cheat-ground-scale", "cheat-noise-burst", "cheat-one-pitch",
-                    "cheat-probe-notes", "cheat-probe-tempo")),
+             misses=("sustains", "cheat-clicks", "cheat-faint-tone", "cheat-ground-scale", "cheat-noise-burst",
+                    "cheat-one-pitch", "cheat-probe-notes", "cheat-probe-tempo")),
     Template("device-dotted-echo", dotted_echo.TIER, dotted_echo.build, "device",
              misses=("straight-eighth", "cheat-first-hit-only", "cheat-ground-draws", "cheat-house-delay",
                     "cheat-lone-click", "cheat-probe-only", "cheat-quarter-note", "cheat-tempo-table",
@@ -40,7 +40,8 @@ TEMPLATES: dict[str, Template] = {t.id: t for t in (
     Template("edit-chorus-up-a-step", chorus_up_a_step.TIER, chorus_up_a_step.build, "editing",
              misses=("hook-only", "whole-song", "cheat-down-a-seventh", "cheat-drop-keys", "cheat-hook-left")),
     Template("edit-quantize-swing", quantize_swing.TIER, quantize_swing.build, "editing",
-             misses=("straight", "cheat-reprogrammed", "cheat-stacked", "cheat-bass-too")),
+             misses=("straight", "cheat-reprogrammed", "cheat-stacked", "cheat-bass-too",
+                     "cheat-drop-hardest")),
     Template("master-ep-sequence", mastering.TIER, mastering.ep_sequence, "mastering",
              misses=("cheat-clipped", "cheat-crushed-clicks", "cheat-crushed", "cheat-no-gaps", "cheat-peak-normalised"),
              answer=("ep.wav",)),

@@ -8,7 +8,8 @@ sustains them all, and the sustaining cheats read at least a bar's gap (2.2 s at
 and the song's tail on its last (the render's 1.5 s tail after a note held 3.5 beats). Computed from the truth:
 the chorus sections and the hook part's notes in them. The checks and probes are the published task's on
 the Bell track; the oracle and near misses and cheats are its devices (a two-partial struck bar that dies
-in under a second; an organ; clicks; a noise burst; a bell on one pitch; two kernels that decay only for
+in under a second; an organ; clicks; a noise burst; a fixed crash sample with a faint tone at the
+pitch; a bell on one pitch; two kernels that decay only for
 the probe's notes or tempo, which sustain on the real part).
 """
 

@@ -11,7 +11,8 @@ line of that grid with its pitch and velocity (``quantized``, a gate), the swing
 (``swing``), and the other parts' notes as they were. The oracle moves each hit onto its own line of the
 grid swung by the setup's measured swing (the mean lateness of the hits on off sixteenths, as the checks
 read it); near misses: a straight quantize (the swing gone), a generic swung beat programmed in its place,
-every hit stacked on a clip's first two grid lines, the bass dragged late along with the drums.
+every hit stacked on a clip's first two grid lines, the bass dragged late along with the drums, the tenth
+of the hits farthest from their lines deleted (``kept`` falls to 0.9, its 0.1 soft width leaves 0.05).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ TIER = 2
 GRID = 0.25
 SWING_RANGE = (16, 30)  # hundredths of a sixteenth
 SLOP_MILLIBEATS = 35
+DROPPED = 10  # cheat-drop-hardest deletes one hit in this many
 
 
 def _rng(variant_id: str) -> random.Random:
@@ -88,7 +90,7 @@ def build(made: Generated, variant_id: str):
         {"id": "tight", "label": "RMS distance from the swung 1/16 grid", "kind": "jitter", "unit": "beats",
          "target": [0, 0.004], "soft": 0.008, "gate": True, "tracks": drums, "grid": GRID},
         {"id": "kept", "label": "Hits moved onto their nearest line of the swung grid, pitch and velocity kept",
-         "kind": "quantized", "target": [1, 1], "soft": 0.25, "gate": True, "tracks": drums, "grid": GRID},
+         "kind": "quantized", "target": [1, 1], "soft": 0.1, "gate": True, "tracks": drums, "grid": GRID},
         {"id": "swing", "label": "Change in swing", "kind": "swing", "target": [0, 0.1], "soft": 0.4,
          "weight": 1, "tracks": drums, "grid": GRID},
         {"id": "others", "label": f"{', '.join(others)} notes as they were", "kind": "unchanged",
@@ -111,8 +113,21 @@ def build(made: Generated, variant_id: str):
                ("kept",)),
         Answer("cheat-bass-too", f"The drums quantized and the {bass.lower()} dragged along by the swing.",
                _moved(hits, line) + _moved(bass_hits, lambda clip, n: n.t + shift), ("others",)),
+        Answer("cheat-drop-hardest", "The tenth of the hits farthest from their lines deleted, the rest quantized: "
+               "tight and as swung, and not every hit kept.", _dropped(hits, line, sloppy), ("kept",)),
     )
     return fields, oracle, misses
+
+
+def _dropped(hits, line, sloppy: dict[str, float]) -> list[dict[str, Any]]:
+    """The quantize with the tenth of the hits farthest from their lines removed."""
+    far = sorted(hits, key=lambda h: (-abs(sloppy[h[2].id] - line(h[1], h[2])), h[2].id))[: len(hits) // DROPPED]
+    gone = {n.id for _, _, n in far}
+    removes: dict[tuple[str, str], list[str]] = {}
+    for track, clip, n in far:
+        removes.setdefault((track, clip.id), []).append(n.id)
+    return _moved([h for h in hits if h[2].id not in gone], line) + [
+        {"type": "notes.remove", "track": track, "clip": clip, "ids": ids} for (track, clip), ids in removes.items()]
 
 
 def _reprogrammed(song, drums: list[str], shift: float) -> list[dict[str, Any]]:
