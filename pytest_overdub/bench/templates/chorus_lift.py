@@ -19,8 +19,9 @@ scorer renders anyway, and stay in the process cache). Near misses and cheats: t
 lifts too), the verse narrowed on the master (outside the chorus), the chorus clips turned up with the chords
 and lead narrowed in the verse only, a steady noise bed in the chorus, the right channel's polarity flipped
 in the chorus (its side/mid soars while it is out of phase: the chorus's correlation must stay above 0), the
-chords' and lead's right channels flipped in the chorus (the whole chorus stays in phase, 0.6 or so, but they
-cancel in mono: the lift must hold on the mono fold-down, at least 1 LU), the lift made only from halfway
+chords' and lead's right channels flipped in the chorus (the whole chorus stays in phase, 0.6 or so, but
+each part's correlation turns to minus what it was: none may fall by more than 1.1, and the lift must hold on
+the mono fold-down, at least 1 LU), the lift made only from halfway
 through the chorus (the chorus's loudness range may not grow by more than a LU).
 """
 
@@ -114,7 +115,8 @@ def build(made: Generated, variant_id: str):
         "and noticeably wider (its side-to-mid level at least 1 dB above the verse's), without touching the "
         "verse (its loudness within half a LU and its width within half a dB of what they are now) and "
         "without the peaks going over -0.5 dBTP or anything turned out of phase (the chorus's stereo "
-        "correlation stays above 0, and it lifts by at least a LU in mono too). Lift it all the way through: its loudness range may grow by a LU at most "
+        "correlation stays above 0, no part's falls by more than 1.1, and it lifts by at least a LU in mono "
+        "too). Lift it all the way through: its loudness range may grow by a LU at most "
         "(a lift that comes and goes is not a lift). Change only the chorus.")
     setup = [{"type": "master.set", "patch": {"gain": song.master.gain + SETUP_MASTER_DB}},
              {"type": "insert.add", "track": "master", "insert": {"device": "core.gain"}, "ref": "trim"},
@@ -137,10 +139,17 @@ def build(made: Generated, variant_id: str):
         {"id": "in-phase", "label": "Stereo correlation of the chorus", "kind": "measure", "metric": "correlation",
          "unit": "", "target": [0, None], "soft": 0.3, "gate": True, "section": "Chorus"},
         # a part flipped out of phase between the channels reads as width and keeps the whole chorus's
-        # correlation above 0 while it cancels in mono: the lift must hold on the mono fold-down too
+        # correlation above 0 while it cancels in mono: no part's correlation may fall by more than 1.1 (a
+        # flip takes c to -c; a chorus effect decorrelates a part towards 0: the published alternative's,
+        # 0.7 wet on the keys, moved theirs by 0.79; the whole master widened to width 2 moved a part's by
+        # 0.67 at most on seeds 5 and 1008; the flip by 1.41 to 1.95), and the lift must hold in mono too
         {"id": "mono-lift", "label": "Chorus loudness minus verse loudness, mono fold-down", "kind": "measure",
          "metric": "lufsMono", "unit": "LU", "target": [1, None], "soft": 1, "gate": True, "section": "Chorus",
          "minus": {"section": "Verse"}},
+        {"id": "parts-in-phase", "label": "Stereo correlation of each part vs before, chorus: the largest fall",
+         "kind": "measure", "metric": "correlation", "unit": "", "target": [-1.1, None], "soft": 0.2,
+         "gate": True, "tracks": [t.name for t in song.tracks], "least": True, "section": "Chorus",
+         "relative": True},
         # the lift reads the whole chorus: a lift in half of it (or every other bar) lands the number, so the
         # chorus's loudness range may not grow (a uniform lift leaves it as it was, within 0.4 LU)
         {"id": "steady", "label": "Loudness range of the chorus vs before", "kind": "measure", "metric": "lra",
@@ -200,7 +209,7 @@ def build(made: Generated, variant_id: str):
                     {"type": "auto.write", "track": name, "insert": f"$f{i}", "param": "flip",
                      "points": _steps(at, end, 0, 1)})],
                 *_master_width(at, end, gain_db=2, verse_width=1, chorus_width=1)],
-               ("mono-lift",)),
+               ("parts-in-phase",)),
         Answer("cheat-half-lift", "The chorus comes in as it was and jumps up 2 dB more than the oracle, to width "
                "1.6, only halfway through: the whole chorus's numbers land, but it does not lift when it comes in.",
                _master_width(half, end, gain_db=gain_db + 2, verse_width=1, chorus_width=1.6), ("steady",)),
