@@ -32,10 +32,9 @@ from typing import Any
 from ...generate.build import Generated
 from ...song.model import Song
 from ...song.ops import apply_ops
-from .base import Answer
+from .base import Answer, held
 
 TIER = 1
-RAMP_BEATS = 0.05
 TRIM_DB = -1.25
 SETUP_MASTER_DB = -3.0
 LIFT_DB = 3.0  # the oracle's first try at the chorus gain
@@ -67,7 +66,7 @@ FLIP_DEVICE = {"type": "device.define", "device": {
 
 def _steps(at_beats: float, end_beats: float, before: float, after: float) -> str:
     """Breakpoints holding ``before`` up to ``at_beats`` and ``after`` from there to ``end_beats``."""
-    return f"0:{before:g} {at_beats - RAMP_BEATS:g}:{before:g} {at_beats:g}:{after:g} {end_beats:g}:{after:g}"
+    return held([(0, at_beats, before)], (at_beats, after), (end_beats, after))
 
 
 def _master_width(at: float, end: float, *, gain_db: float, verse_width: float,

@@ -47,7 +47,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...generate.build import Generated
-from .base import Answer
+from .base import Answer, held
 
 TIER = 1
 KICK = {"kit": 2, "drive": 0.5, "decay": 1.3}
@@ -68,7 +68,6 @@ FLAT_PITCH = 75.0
 OTHERS = {"Kick": "kick", "Kit": "kit", "Bass": "bass", "Keys": "chords"}
 HOOK_UP_DB = 3.5
 TRIM_DB = -2.5
-RAMP_BEATS = 0.05
 INSTRUCTION = (
     "In the chorus (bars {first}-{last}) the hook gets lost. Bring it forward so it sits at least two LU above "
     "every other part, each measured on its own. Trim the other parts if you need to, but by three LU at most "
@@ -123,8 +122,7 @@ def _automated(at: float, end: float, moves: dict[str, float]) -> list[dict[str,
     """A gain stage on each named track, holding 0 dB outside ``at``..``end`` and ``moves[name]`` inside."""
     ops: list[dict[str, Any]] = []
     for i, (name, db) in enumerate(moves.items()):
-        pts = (f"0:0 {at - RAMP_BEATS:g}:0 " if at > 0 else "") + \
-            f"{at:g}:{db:g} {end - RAMP_BEATS:g}:{db:g} {end:g}:0"
+        pts = held(([(0, at, 0)] if at > 0 else []) + [(at, end, db)], (end, 0))
         ops += [{"type": "insert.add", "track": name, "insert": {"device": "core.gain"}, "ref": f"g{i}"},
                 {"type": "auto.write", "track": name, "insert": f"$g{i}", "param": "gain", "points": pts}]
     return ops
@@ -133,13 +131,11 @@ def _automated(at: float, end: float, moves: dict[str, float]) -> list[dict[str,
 def _chopped(at: float, end: float, bar: float) -> str:
     """Gain breakpoints: 0 dB outside ``at``..``end``, inside +6 dB in every other ``bar`` beats and -60 dB
     between."""
-    points = [f"0:0 {at - RAMP_BEATS:g}:0"] if at > 0 else []
-    odd = False
+    spans, odd = [(0, at, 0)] if at > 0 else [], False
     while at < end:
-        db = -60 if odd else 6
-        points.append(f"{at:g}:{db} {at + bar - RAMP_BEATS:g}:{db}")
+        spans.append((at, at + bar, -60 if odd else 6))
         at, odd = at + bar, not odd
-    return " ".join(points + [f"{end:g}:0"])
+    return held(spans, (end, 0))
 
 
 def build(made: Generated, variant_id: str):
