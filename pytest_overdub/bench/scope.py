@@ -77,6 +77,9 @@ MUSIC_BAND_HZ = (40.0, 12000.0)
 CHANGE_MIN = 0.15
 #: The frames of the change reading, seconds: longer than a vibrato's cycle, shorter than a bar.
 CHANGE_FRAME_S = 0.5
+#: ...and a pitched part must have notes: at least this many onsets (the meter's ``onsetsPerSec`` onsets,
+#: its first note's included), so a tone that only glides (a siren) has no second note and is a drone.
+MIN_ONSETS = 2
 #: Silence: a stem whose level is under this is not judged as music (it adds nothing), dBFS.
 SILENT_DB = -100.0
 
@@ -471,8 +474,9 @@ def is_music(stem, *, sr: int, span_frames: tuple[int, int] | None) -> bool:
     partials, not noise of any colour, whose averaged spectrum is smooth) or **rhythmic** (its level in
     :data:`BLOCK_S` blocks, above 40 Hz, from its first note's onset to its last note's end, spreads at
     least :data:`RHYTHM_SPREAD_DB` between the 10th and 90th percentiles: it comes and goes); a pitched part
-    must also move (:func:`spectral_change` at least :data:`CHANGE_MIN`): a steady tone, or one pitch or one
-    chord held all through, is a drone, not a part. A part
+    must also move (:func:`spectral_change` at least :data:`CHANGE_MIN`) and have a second note (at least
+    :data:`MIN_ONSETS` onsets): a steady tone, one pitch or one chord held all through, or a tone that only
+    glides, is a drone, not a part. A part
     without notes (an effect that makes sound from silence), or shorter than half a second, is judged
     over the whole render. A steady noise bed, of any colour or width, is neither."""
     lo, hi = span_frames if span_frames is not None else (0, stem.shape[-1])
@@ -481,7 +485,11 @@ def is_music(stem, *, sr: int, span_frames: tuple[int, int] | None) -> bool:
         x = stem
     if _spread_db(x, sr) >= RHYTHM_SPREAD_DB:
         return True
-    return _pitched_share(x, sr) >= PITCHED_SHARE and spectral_change(x, sr) >= CHANGE_MIN
+    if _pitched_share(x, sr) < PITCHED_SHARE or spectral_change(x, sr) < CHANGE_MIN:
+        return False
+    from ..measure.onsets import onset_times_of
+
+    return onset_times_of(x, sr=sr).size >= MIN_ONSETS
 
 
 def _pitched_share(x, sr: int) -> float:

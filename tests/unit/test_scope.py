@@ -326,6 +326,9 @@ def test_a_steady_tone_or_a_held_chord_is_a_drone_not_a_part():
     assert not is_music(_stereo(chord), sr=SR, span_frames=None)
     vibrato = 0.2 * np.sin(2 * np.pi * 440 * t + 8 * np.sin(2 * np.pi * 5 * t))
     assert not is_music(_stereo(vibrato), sr=SR, span_frames=None)
+    # a siren: its pitch glides a semitone either way every 4 s, its spectrum moves, but it has no second note
+    siren = 0.2 * np.sin(2 * np.pi * np.cumsum(440 * 2 ** (np.sin(2 * np.pi * 0.25 * t) / 12)) / SR)
+    assert not is_music(_stereo(siren), sr=SR, span_frames=None)
     # the same chord moving a step a bar (2 s at 120 bpm) is a part
     steps = 2 ** (np.array([0, 2, 3, 5]) / 12)[(t // 2).astype(int)]
     moving = sum(0.1 * np.sin(2 * np.pi * f * np.cumsum(steps) / SR) for f in (220.0, 277.2, 329.6))
