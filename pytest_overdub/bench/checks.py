@@ -47,7 +47,14 @@ def measure_scope(ctx: Context, song: Song, scope: Any, metric: str, *, stem: bo
 
 
 def measure_value(ctx: Context, check: Any) -> float:
-    """``figure(scope) - figure(minus)``, minus the same on the starting song when ``relative``."""
+    """``figure(scope) - figure(minus)``, minus the same on the starting song when ``relative``; with
+    ``least``, the lowest of that over the scope's tracks each alone (those the starting song plays when
+    ``relative``, else those the answer plays; none: -120)."""
+    if getattr(check, "least", False):
+        ids = ctx.heard_ids(ctx.start if check.relative else ctx.song, check.tracks)
+        values = [measure_value(ctx, check.model_copy(update={"tracks": [i], "least": False})) for i in ids]
+        return min(values) if values else FLOOR_DB
+
     def one(song: Song) -> float:
         v = measure_scope(ctx, song, check, check.metric, stem=check.stem)
         if check.minus is not None:

@@ -89,6 +89,13 @@ class MeasureCheck(CheckBase):
     minus: Scope | None = None
     relative: bool = False
     stem: bool = Field(default=False, description="read the scope's tracks before the master chain")
+    least: bool = Field(default=False, description="each of the tracks alone: the lowest value")
+
+    @model_validator(mode="after")
+    def _least(self) -> "MeasureCheck":
+        if self.least and (not isinstance(self.tracks, list) or self.minus is not None):
+            raise ValueError("least reads each of a list of tracks alone: give tracks, and no minus")
+        return self
 
     def value(self, ctx: "Context") -> float:
         from .checks import measure_value

@@ -69,6 +69,17 @@ RHYTHM_SPREAD_DB = 10.0
 WELCH_FRAMES = 16384
 #: The band both halves of the music test read, Hz.
 MUSIC_BAND_HZ = (40.0, 12000.0)
+#: ...and a pitched part must move: its spectrum in :data:`CHANGE_FRAME_S` frames, summed into semitone
+#: bands over the music band and each frame's bands taken as shares of it, differs from the part's mean
+#: shares by at least this much on average (half the summed absolute difference, 0 to 1): a steady tone or
+#: a drone (one pitch or one chord held all through, retriggered or not) stays under it, a line or a chord
+#: progression does not.
+CHANGE_MIN = 0.15
+#: The frames of the change reading, seconds: longer than a vibrato's cycle, shorter than a bar.
+CHANGE_FRAME_S = 0.5
+#: ...and a pitched part must have notes: at least this many onsets (the meter's ``onsetsPerSec`` onsets,
+#: its first note's included), so a tone that only glides (a siren) has no second note and is a drone.
+MIN_ONSETS = 2
 #: Silence: a stem whose level is under this is not judged as music (it adds nothing), dBFS.
 SILENT_DB = -100.0
 
@@ -341,7 +352,8 @@ def _new_track(scope: ChangeScope, ctx: Any, track: Track, *, outside) -> list[s
     span = _note_frames(ctx.song, notes, ctx.sr)
     judged = level > SILENT_DB and not _house_part(ctx.song, track)
     if judged and not is_music(stem, sr=ctx.sr, span_frames=span):
-        out.append(f"new track {name!r} is a steady noise bed, not a part (neither pitched nor rhythmic)")
+        out.append(f"new track {name!r} is a steady noise bed or a drone, not a part (neither rhythmic nor "
+                   f"pitched and moving)")
     if outside is not None and level > SILENT_DB:
         residual = _residual_db(stem, None, _frames(ctx.song, outside, ctx.sr, stem.shape[-1]), ctx.sr)
         if residual > level - NULL_DB:
@@ -461,14 +473,23 @@ def is_music(stem, *, sr: int, span_frames: tuple[int, int] | None) -> bool:
     spectral peaks :data:`PEAK_DB` above the median of the spectrum within ±1/3 octave, 40 Hz-12 kHz:
     partials, not noise of any colour, whose averaged spectrum is smooth) or **rhythmic** (its level in
     :data:`BLOCK_S` blocks, above 40 Hz, from its first note's onset to its last note's end, spreads at
-    least :data:`RHYTHM_SPREAD_DB` between the 10th and 90th percentiles: it comes and goes). A part
+    least :data:`RHYTHM_SPREAD_DB` between the 10th and 90th percentiles: it comes and goes); a pitched part
+    must also move (:func:`spectral_change` at least :data:`CHANGE_MIN`) and have a second note (at least
+    :data:`MIN_ONSETS` onsets): a steady tone, one pitch or one chord held all through, or a tone that only
+    glides, is a drone, not a part. A part
     without notes (an effect that makes sound from silence), or shorter than half a second, is judged
     over the whole render. A steady noise bed, of any colour or width, is neither."""
     lo, hi = span_frames if span_frames is not None else (0, stem.shape[-1])
     x = stem[:, lo:min(hi, stem.shape[-1])]
     if x.shape[-1] < int(sr * 0.5):
         x = stem
-    return _pitched_share(x, sr) >= PITCHED_SHARE or _spread_db(x, sr) >= RHYTHM_SPREAD_DB
+    if _spread_db(x, sr) >= RHYTHM_SPREAD_DB:
+        return True
+    if _pitched_share(x, sr) < PITCHED_SHARE or spectral_change(x, sr) < CHANGE_MIN:
+        return False
+    from ..measure.onsets import onset_times_of
+
+    return onset_times_of(x, sr=sr).size >= MIN_ONSETS
 
 
 def _pitched_share(x, sr: int) -> float:
@@ -516,6 +537,34 @@ def sliding_medians(p, lo, hi):
         n = len(window)
         out[i] = window[n // 2] if n % 2 else (window[n // 2 - 1] + window[n // 2]) / 2
     return out
+
+
+def spectral_change(x, sr: int) -> float:
+    """How far a part's spectrum moves (see :data:`CHANGE_MIN`): the mean, over its
+    :data:`CHANGE_FRAME_S` frames within 40 dB of its loudest, of half the summed absolute difference
+    between a frame's semitone-band shares and the mean shares; 0 for a steady sound, fewer than two
+    frames, or silence."""
+    import numpy as np
+
+    n = int(CHANGE_FRAME_S * sr)
+    frames = x.shape[-1] // n
+    if frames < 2:
+        return 0.0
+    seg = x[:, :frames * n].reshape(x.shape[0], frames, n) * np.hanning(n)
+    power = (np.abs(np.fft.rfft(seg, axis=-1)) ** 2).sum(axis=0)
+    f = np.fft.rfftfreq(n, 1 / sr)
+    lo, hi = MUSIC_BAND_HZ
+    band = np.floor(12 * np.log2(np.maximum(f, 1e-9) / lo) + 0.5).astype(int)
+    keep = (f >= lo) & (f <= hi)
+    bands = np.zeros((frames, band[keep].max() + 1))
+    for i in range(frames):
+        np.add.at(bands[i], band[keep], power[i, keep])
+    total = bands.sum(axis=1)
+    loud = total > total.max() * 1e-4
+    if total.max() <= 0.0 or loud.sum() < 2:
+        return 0.0
+    shares = bands[loud] / total[loud, None]
+    return float(0.5 * np.abs(shares - shares.mean(axis=0)).sum(axis=1).mean())
 
 
 def _spread_db(x, sr: int) -> float:

@@ -147,6 +147,19 @@ def integrated_from(seg: KSegments) -> float:
     return gated_integrated(seg.window_powers(MOMENTARY_SEGMENTS))
 
 
+def gated_share(seg: KSegments) -> float:
+    """The share (0 to 1) of the 400 ms blocks that integrated loudness reads: those above both of its gates
+    (:func:`gated_integrated`); 0 when there is no block. A part silenced or ducked 10 LU in some of its
+    blocks and pushed up in the rest reads loud in ``lufs``, which skips those blocks; here they count."""
+    require("lufs", seg.n, seg.sr)
+    powers = seg.window_powers(MOMENTARY_SEGMENTS)
+    kept = powers[powers > _lufs_to_power(ABSOLUTE_GATE_LUFS)]
+    if kept.size == 0:
+        return 0.0
+    relative = float(power_to_lufs(kept.mean())) + RELATIVE_GATE_LU
+    return float(np.count_nonzero(kept > _lufs_to_power(relative))) / powers.size
+
+
 def series_from(seg: KSegments, n_segments: int) -> np.ndarray:
     """Loudness of every window of ``n_segments`` (100 ms hop); shorter audio is a TooShortError."""
     require("shortTerm" if n_segments == SHORT_TERM_SEGMENTS else "momentary", seg.n, seg.sr)

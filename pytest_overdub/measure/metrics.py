@@ -33,12 +33,17 @@ SCALAR_METRICS: dict[str, str] = {
 }
 #: Gated metric name -> GatedLevels attribute (computed on request, not part of ``measure()``'s figures).
 GATED_METRICS: dict[str, str] = {"rmsGated": "rms_db", "peakGated": "peak_db", "crestGated": "crest_db"}
+#: Loudness figures read on request only (not part of ``measure()``'s figures): ``lufsMono``, the integrated
+#: loudness of the mono fold-down ``(L+R)/2`` played on both channels (a centred part reads its ``lufs``, a
+#: part out of phase between the channels cancels); ``lufsShare``, the share of the 400 ms blocks that the
+#: integrated loudness reads (those above its absolute and relative gates), 0 to 1: what ``lufs`` skips.
+MORE_LOUDNESS: tuple[str, ...] = ("lufsMono", "lufsShare")
 _SIDE = re.compile(r"^side\.(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$")
 
 
 @dataclass(frozen=True)
 class MetricName:
-    """A parsed metric name: ``kind`` is "scalar", "gated", "bandRel", "band" or "side"."""
+    """A parsed metric name: ``kind`` is "scalar", "gated", "loudness", "bandRel", "band" or "side"."""
 
     kind: str
     attr: str = ""
@@ -52,7 +57,7 @@ def known_metrics() -> str:
     from pytest_overdub.measure.spectrum import BANDS
 
     bands = "|".join(BANDS)
-    return ", ".join([*SCALAR_METRICS, *GATED_METRICS]) + f", bandRel.<{bands}>, band.<a+b+...>, side.<lo>-<hi>"
+    return ", ".join([*SCALAR_METRICS, *GATED_METRICS, *MORE_LOUDNESS]) + f", bandRel.<{bands}>, band.<a+b+...>, side.<lo>-<hi>"
 
 
 def parse_metric(name: object) -> MetricName:
@@ -65,6 +70,8 @@ def parse_metric(name: object) -> MetricName:
         return MetricName("scalar", attr=SCALAR_METRICS[name])
     if name in GATED_METRICS:
         return MetricName("gated", attr=GATED_METRICS[name])
+    if name in MORE_LOUDNESS:
+        return MetricName("loudness", attr=name)
     if name.startswith("bandRel.") and name[len("bandRel.") :] in BANDS:
         return MetricName("bandRel", bands=(name[len("bandRel.") :],))
     if name.startswith("band."):
@@ -144,6 +151,8 @@ def _value(shared: _Shared, parsed: MetricName) -> float:
         from pytest_overdub.measure.stereo import band_side_of
 
         return band_side_of(arr, sr=rate, lo_hz=parsed.lo_hz, hi_hz=parsed.hi_hz)
+    if parsed.kind == "loudness":
+        return _more_loudness(shared, parsed.attr)
     if parsed.kind == "gated":
         from pytest_overdub.measure.gated import gated_levels_of
 
@@ -184,3 +193,12 @@ def _scalar(shared: _Shared, attr: str) -> float:
     from pytest_overdub.measure.onsets import onset_times_of
 
     return float(onset_times_of(arr, sr=rate).size / (arr.shape[1] / rate))
+
+
+def _more_loudness(shared: _Shared, name: str) -> float:
+    from pytest_overdub.measure import loudness
+
+    if name == "lufsShare":
+        return loudness.gated_share(shared.seg)
+    mid = shared.arr.mean(axis=0, keepdims=True)
+    return loudness.integrated_from(loudness.KSegments.of(np.vstack([mid, mid]), sr=shared.rate))

@@ -83,6 +83,8 @@ def figure_of(metric: str) -> str | None:
         return "stereo"
     if metric in ("rmsGated", "peakGated", "crestGated"):
         return "rmsGated"
+    if metric in ("lufsMono", "lufsShare"):
+        return "lufs"
     return metric if metric in MINIMUMS else None
 
 

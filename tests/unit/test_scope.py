@@ -161,6 +161,20 @@ def render(notes, params, ctx, n_frames):
 """
 
 
+SINE = """
+def render(notes, params, ctx, n_frames):
+    out = np.zeros((2, n_frames))
+    for n in notes:
+        a = int(n.start_s * ctx.sr)
+        b = min(n_frames, a + int(n.dur_s * ctx.sr))
+        if a < b:
+            ph = 2 * np.pi * 440 * 2 ** ((n.pitch - 69) / 12) * np.arange(a, b) / ctx.sr
+            out[0, a:b] += 0.3 * n.velocity * np.sin(ph)
+            out[1, a:b] += 0.3 * n.velocity * np.cos(ph)
+    return out
+"""
+
+
 def _noise_bed(name: str = "Air") -> list:
     return [{"type": "device.define", "device": {"id": "bench.air", "kind": "instrument", "kernel": NOISE}},
             {"type": "track.add", "track": {"name": name, "instrument": {"device": "bench.air"}}, "ref": "n"},
@@ -189,7 +203,8 @@ def test_is_music_pitched_or_rhythmic_never_steady_noise():
     noise = 0.1 * rng.standard_normal((2, n))
     assert not is_music(noise, sr=SR, span_frames=None)
     assert not is_music(np.vstack([noise[0], -noise[0]]), sr=SR, span_frames=None)  # all side: width
-    assert is_music(_stereo(0.1 * np.sin(2 * np.pi * 220 * t)), sr=SR, span_frames=None)  # a drone is pitched
+    tune = 220 * 2 ** (np.array([0, 2, 4, 5, 7, 5, 4, 2]) / 12)[(t * 2).astype(int) % 8]  # eighths at 120 bpm
+    assert is_music(_stereo(0.1 * np.sin(2 * np.pi * np.cumsum(tune) / SR)), sr=SR, span_frames=None)
     gated = noise * (np.floor(t * 4) % 2 == 0)  # noise on and off every eighth at 120 bpm: a shaker
     assert is_music(gated, sr=SR, span_frames=None)
     # a quiet tone hidden in the bed (a tenth of its power) does not make the bed a part
@@ -294,11 +309,38 @@ def test_the_bench_check_names_a_scope_that_does_not_fit_the_starting_song(tmp_p
         "mix-chorus-lift: scope.sections: 'Bridge' is not a section of the starting song (sections: Verse, Chorus)"]
 
 
-def test_a_held_sub_bass_and_a_low_saw_are_pitched():
+def test_a_sub_bass_and_a_low_saw_that_move_are_pitched():
     t = np.arange(4 * SR) / SR
-    assert is_music(_stereo(0.3 * np.sin(2 * np.pi * 41.2 * t)), sr=SR, span_frames=None)  # E1, held
-    saw = ((55.0 * t) % 1.0) * 2 - 1
+    low = np.where(t < 2, 41.2, 55.0)  # E1 then A1, two seconds each
+    assert is_music(_stereo(0.3 * np.sin(2 * np.pi * np.cumsum(low) / SR)), sr=SR, span_frames=None)
+    saw = ((np.cumsum(low * 1.5) / SR) % 1.0) * 2 - 1  # B1 then E2
     assert is_music(_stereo(0.3 * saw), sr=SR, span_frames=None)
+
+
+def test_a_steady_tone_or_a_held_chord_is_a_drone_not_a_part():
+    t = np.arange(8 * SR) / SR
+    sine = 0.2 * np.sin(2 * np.pi * 440 * t)
+    assert not is_music(_stereo(sine), sr=SR, span_frames=None)
+    assert not is_music(np.vstack([sine, 0.2 * np.cos(2 * np.pi * 440 * t)]), sr=SR, span_frames=None)  # wide
+    chord = sum(0.1 * np.sin(2 * np.pi * f * t) for f in (220.0, 277.2, 329.6))
+    assert not is_music(_stereo(chord), sr=SR, span_frames=None)
+    vibrato = 0.2 * np.sin(2 * np.pi * 440 * t + 8 * np.sin(2 * np.pi * 5 * t))
+    assert not is_music(_stereo(vibrato), sr=SR, span_frames=None)
+    # a siren: its pitch glides a semitone either way every 4 s, its spectrum moves, but it has no second note
+    siren = 0.2 * np.sin(2 * np.pi * np.cumsum(440 * 2 ** (np.sin(2 * np.pi * 0.25 * t) / 12)) / SR)
+    assert not is_music(_stereo(siren), sr=SR, span_frames=None)
+    # the same chord moving a step a bar (2 s at 120 bpm) is a part
+    steps = 2 ** (np.array([0, 2, 3, 5]) / 12)[(t // 2).astype(int)]
+    moving = sum(0.1 * np.sin(2 * np.pi * f * np.cumsum(steps) / SR) for f in (220.0, 277.2, 329.6))
+    assert is_music(_stereo(moving), sr=SR, span_frames=None)
+
+
+def test_a_steady_sine_in_the_chorus_is_not_a_lift():
+    ops = [{"type": "device.define", "device": {"id": "bench.sine", "kind": "instrument", "kernel": SINE}},
+           {"type": "track.add", "track": {"name": "Tone", "instrument": {"device": "bench.sine"}, "gain": -3},
+            "ref": "n"},
+           {"type": "clip.add", "track": "$n", "clip": {"start": 16, "length": 16, "notes": "A4@0:16"}}]
+    assert failed(gate("mix-chorus-lift", ops), "new track 'Tone' is a steady noise bed")
 
 
 def test_a_house_part_is_music_by_construction():

@@ -130,3 +130,11 @@ def test_a_task_file_cannot_claim_a_variant_id(tmp_path):
     path.write_text(json.dumps({**data, "id": "write-bassline@3"}), encoding="utf-8")
     with pytest.raises(TaskError, match="reserved for variant ids"):
         load_task(path)
+
+
+def test_held_breakpoints_ramp_into_each_step():
+    from pytest_overdub.bench.templates.base import held
+
+    assert held([(0, 16, 0)], (16, 3), (32, 3)) == "0:0 15.95:0 16:3 32:3"
+    assert held([(0, 4, 6), (4, 8, -60)], (8, 0)) == "0:6 3.95:6 4:-60 7.95:-60 8:0"
+    assert held([(0, 16, 0.2)], (16, 1), (32, 1), ramp_beats=0.25) == "0:0.2 15.75:0.2 16:1 32:1"

@@ -8,6 +8,9 @@ from typing import Any
 
 from ...generate.build import Generated
 
+#: The ramp of a held automation step into the next one's downbeat, beats.
+RAMP_BEATS = 0.05
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -68,3 +71,12 @@ def clip_add_op(ref: str, *, start: float, length: float, name: str, notes: list
     """``clip.add`` of ``notes`` (beats relative to the clip's ``start``) on the track added as ``ref``."""
     return {"type": "clip.add", "track": f"${ref}", "clip": {"start": start, "length": length, "name": name,
                                                             "notes": notes}}
+
+
+def held(spans: list[tuple[float, float, float]], *then: tuple[float, float],
+         ramp_beats: float = RAMP_BEATS) -> str:
+    """Automation breakpoints: each ``(start_beats, stop_beats, value)`` of ``spans`` held from its start
+    to ``ramp_beats`` before its stop (a ramp into what follows), then the points ``then`` as
+    ``(beats, value)``. ``held([(0, 16, 0)], (16, 3), (32, 3))`` is ``"0:0 15.95:0 16:3 32:3"``."""
+    points = [f"{a:g}:{v:g} {b - ramp_beats:g}:{v:g}" for a, b, v in spans]
+    return " ".join(points + [f"{beats:g}:{v:g}" for beats, v in then])

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 from ...generate.build import Generated
-from .base import Answer
+from .base import Answer, held
 
 TIER = 1
 KICK = {"kit": 2, "drive": 0.5, "decay": 1.3}
@@ -44,14 +44,14 @@ MOVE_SHOWS = 0.9
 
 def _silenced(from_beats: float, to_beats: float, end_beats: float) -> str:
     """Gain breakpoints holding -60 dB from ``from_beats`` to ``to_beats`` and 0 dB elsewhere."""
-    before = f"0:0 {from_beats - 0.05:g}:0 " if from_beats > 0 else ""
-    return before + f"{from_beats:g}:-60 {to_beats - 0.05:g}:-60 {to_beats:g}:0 {end_beats:g}:0"
+    before = [(0, from_beats, 0)] if from_beats > 0 else []
+    return held(before + [(from_beats, to_beats, -60)], (to_beats, 0), (end_beats, 0))
 
 
 def _boosted_after(from_beats: float, to_beats: float, end_beats: float, tuck_db: float) -> str:
     """Gain breakpoints: 0 dB before ``from_beats``, ``tuck_db`` in the verse, +9 dB from ``to_beats`` on."""
-    before = f"0:0 {from_beats - 0.05:g}:0 " if from_beats > 0 else ""
-    return before + f"{from_beats:g}:{tuck_db:g} {to_beats - 0.05:g}:{tuck_db:g} {to_beats:g}:9 {end_beats:g}:9"
+    before = [(0, from_beats, 0)] if from_beats > 0 else []
+    return held(before + [(from_beats, to_beats, tuck_db)], (to_beats, 9), (end_beats, 9))
 
 
 def build(made: Generated, variant_id: str):

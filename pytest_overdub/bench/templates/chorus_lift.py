@@ -19,7 +19,10 @@ scorer renders anyway, and stay in the process cache). Near misses and cheats: t
 lifts too), the verse narrowed on the master (outside the chorus), the chorus clips turned up with the chords
 and lead narrowed in the verse only, a steady noise bed in the chorus, the right channel's polarity flipped
 in the chorus (its side/mid soars while it is out of phase: the chorus's correlation must stay above 0), the
-lift made only from halfway through the chorus (the chorus's loudness range may not grow by more than a LU).
+chords' and lead's right channels flipped in the chorus (the whole chorus stays in phase, 0.6 or so, but
+each part's correlation turns to minus what it was: none may fall by more than 1.1, and the lift must hold on
+the mono fold-down, at least 1 LU), the lift made only from halfway
+through the chorus (the chorus's loudness range may not grow by more than a LU).
 """
 
 from __future__ import annotations
@@ -29,10 +32,9 @@ from typing import Any
 from ...generate.build import Generated
 from ...song.model import Song
 from ...song.ops import apply_ops
-from .base import Answer
+from .base import Answer, held
 
 TIER = 1
-RAMP_BEATS = 0.05
 TRIM_DB = -1.25
 SETUP_MASTER_DB = -3.0
 LIFT_DB = 3.0  # the oracle's first try at the chorus gain
@@ -57,10 +59,14 @@ FLIP_KERNEL = (
     "    y[1] = y[1] * (1 - 2 * flip)\n"
     "    return y\n")
 
+FLIP_DEVICE = {"type": "device.define", "device": {
+    "id": "cheat.flip", "kind": "effect", "name": "Flip", "kernel": FLIP_KERNEL,
+    "params": [{"key": "flip", "label": "flip", "min": 0, "max": 1, "def": 0, "unit": ""}]}}
+
 
 def _steps(at_beats: float, end_beats: float, before: float, after: float) -> str:
     """Breakpoints holding ``before`` up to ``at_beats`` and ``after`` from there to ``end_beats``."""
-    return f"0:{before:g} {at_beats - RAMP_BEATS:g}:{before:g} {at_beats:g}:{after:g} {end_beats:g}:{after:g}"
+    return held([(0, at_beats, before)], (at_beats, after), (end_beats, after))
 
 
 def _master_width(at: float, end: float, *, gain_db: float, verse_width: float,
@@ -108,7 +114,8 @@ def build(made: Generated, variant_id: str):
         "and noticeably wider (its side-to-mid level at least 1 dB above the verse's), without touching the "
         "verse (its loudness within half a LU and its width within half a dB of what they are now) and "
         "without the peaks going over -0.5 dBTP or anything turned out of phase (the chorus's stereo "
-        "correlation stays above 0). Lift it all the way through: its loudness range may grow by a LU at most "
+        "correlation stays above 0, no part's falls by more than 1.1, and it lifts by at least a LU in mono "
+        "too). Lift it all the way through: its loudness range may grow by a LU at most "
         "(a lift that comes and goes is not a lift). Change only the chorus.")
     setup = [{"type": "master.set", "patch": {"gain": song.master.gain + SETUP_MASTER_DB}},
              {"type": "insert.add", "track": "master", "insert": {"device": "core.gain"}, "ref": "trim"},
@@ -130,6 +137,18 @@ def build(made: Generated, variant_id: str):
         # width, so the chorus must stay in phase (a negative correlation collapses in mono)
         {"id": "in-phase", "label": "Stereo correlation of the chorus", "kind": "measure", "metric": "correlation",
          "unit": "", "target": [0, None], "soft": 0.3, "gate": True, "section": "Chorus"},
+        # a part flipped out of phase between the channels reads as width and keeps the whole chorus's
+        # correlation above 0 while it cancels in mono: no part's correlation may fall by more than 1.1 (a
+        # flip takes c to -c; a chorus effect decorrelates a part towards 0: the published alternative's,
+        # 0.7 wet on the keys, moved theirs by 0.79; the whole master widened to width 2 moved a part's by
+        # 0.67 at most on seeds 5 and 1008; the flip by 1.41 to 1.95), and the lift must hold in mono too
+        {"id": "mono-lift", "label": "Chorus loudness minus verse loudness, mono fold-down", "kind": "measure",
+         "metric": "lufsMono", "unit": "LU", "target": [1, None], "soft": 1, "gate": True, "section": "Chorus",
+         "minus": {"section": "Verse"}},
+        {"id": "parts-in-phase", "label": "Stereo correlation of each part vs before, chorus: the largest fall",
+         "kind": "measure", "metric": "correlation", "unit": "", "target": [-1.1, None], "soft": 0.2,
+         "gate": True, "tracks": [t.name for t in song.tracks], "least": True, "section": "Chorus",
+         "relative": True},
         # the lift reads the whole chorus: a lift in half of it (or every other bar) lands the number, so the
         # chorus's loudness range may not grow (a uniform lift leaves it as it was, within 0.4 LU)
         {"id": "steady", "label": "Loudness range of the chorus vs before", "kind": "measure", "metric": "lra",
@@ -174,14 +193,22 @@ def build(made: Generated, variant_id: str):
                ("scope",)),
         Answer("cheat-polarity", "The right channel's polarity flipped on the master from the chorus on, with the "
                "oracle's gain: the chorus's mid turns into side, so it reads far wider while it is out of phase.",
-               [{"type": "device.define", "device": {
-                   "id": "cheat.flip", "kind": "effect", "name": "Flip", "kernel": FLIP_KERNEL,
-                   "params": [{"key": "flip", "label": "flip", "min": 0, "max": 1, "def": 0, "unit": ""}]}},
+               [FLIP_DEVICE,
                 {"type": "insert.add", "track": "master", "insert": {"device": "cheat.flip"}, "ref": "f"},
                 {"type": "auto.write", "track": "master", "insert": "$f", "param": "flip",
                  "points": _steps(at, end, 0, 1)},
                 *_master_width(at, end, gain_db=gain_db, verse_width=1, chorus_width=1)],
                ("in-phase",)),
+        Answer("cheat-flip-parts", "The chords' and lead's right channels flipped in the chorus, with 2 dB on the "
+               "master: they read as width and the chorus stays in phase on the whole, but they cancel in mono, "
+               "where the chorus does not lift.",
+               [FLIP_DEVICE,
+                *[op for i, name in enumerate((chords, lead)) for op in (
+                    {"type": "insert.add", "track": name, "insert": {"device": "cheat.flip"}, "ref": f"f{i}"},
+                    {"type": "auto.write", "track": name, "insert": f"$f{i}", "param": "flip",
+                     "points": _steps(at, end, 0, 1)})],
+                *_master_width(at, end, gain_db=2, verse_width=1, chorus_width=1)],
+               ("parts-in-phase",)),
         Answer("cheat-half-lift", "The chorus comes in as it was and jumps up 2 dB more than the oracle, to width "
                "1.6, only halfway through: the whole chorus's numbers land, but it does not lift when it comes in.",
                _master_width(half, end, gain_db=gain_db + 2, verse_width=1, chorus_width=1.6), ("steady",)),

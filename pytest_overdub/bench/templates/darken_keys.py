@@ -14,7 +14,7 @@ every other bar (the presence band counts the rests, the loudness skips them: th
 from __future__ import annotations
 
 from ...generate.build import Generated
-from .base import Answer
+from .base import Answer, held
 
 TIER = 1
 INSTRUCTION = ("The keys are too bright and bell-like, they poke out around 4 to 8 kHz. Take three to six dB "
@@ -27,12 +27,11 @@ SHELF = {"device": "core.eq", "params": {"highf": 4000, "high": -7}}
 
 def _every_other_bar(length_beats: float, bar: float) -> str:
     """Breakpoints holding 0 dB in the even bars (``bar`` beats long) and -60 dB in the odd ones."""
-    points, at, odd = [], 0.0, False
+    spans, at, odd = [], 0.0, False
     while at < length_beats:
-        db = -60 if odd else 0
-        points += [f"{at:g}:{db}", f"{at + bar - 0.05:g}:{db}"]
+        spans.append((at, at + bar, -60 if odd else 0))
         at, odd = at + bar, not odd
-    return " ".join(points + [f"{length_beats:g}:0"])
+    return held(spans, (length_beats, 0))
 
 
 def build(made: Generated, variant_id: str):
@@ -79,7 +78,7 @@ def build(made: Generated, variant_id: str):
         Answer("cheat-verse-only", "The shelf automated to cut only in the verse.",
                [{"type": "insert.add", "track": "Keys", "index": 0, "insert": SHELF, "ref": "eq"},
                 {"type": "auto.write", "track": "Keys", "insert": "$eq", "param": "high",
-                 "points": f"0:-7 {verse_end - 0.05:g}:-7 {verse_end:g}:0 {truth.length_beats:g}:0"}],
+                 "points": held([(0, verse_end, -7)], (verse_end, 0), (truth.length_beats, 0))}],
                ("presence-chorus",)),
         Answer("cheat-chop-bars", "The keys silenced every other bar by a gain stage: the presence band, read "
                "with the rests counted, drops 3 dB while the loudness, which skips silence, hardly moves.",

@@ -37,7 +37,9 @@ automation), the chorus clips' ids (the delete cheat). Near misses and cheats: t
 bass and keys chorus clips deleted and the drums muted; hook +6 and the others -10; the others -20; the
 others -8; the hook +12), plus the oracle's move automated in the verse instead of the chorus, and the hook
 silenced in every other chorus bar and 6 dB up in the rest (loudness skips the silence: the hook's loudness
-range in the chorus is held within a LU of the start).
+range in the chorus is held within a LU of the start), the same chop beat by beat (3 s windows smooth it: the
+share of the chorus's 400 ms blocks the hook's loudness reads may not fall by more than 0.05), and the kick
+high-passed at 150 Hz with the hook up (no other part may come down by more than 5 LU alone).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...generate.build import Generated
-from .base import Answer
+from .base import Answer, held
 
 TIER = 1
 KICK = {"kit": 2, "drive": 0.5, "decay": 1.3}
@@ -66,13 +68,13 @@ FLAT_PITCH = 75.0
 OTHERS = {"Kick": "kick", "Kit": "kit", "Bass": "bass", "Keys": "chords"}
 HOOK_UP_DB = 3.5
 TRIM_DB = -2.5
-RAMP_BEATS = 0.05
 INSTRUCTION = (
     "In the chorus (bars {first}-{last}) the hook gets lost. Bring it forward so it sits at least two LU above "
     "every other part, each measured on its own. Trim the other parts if you need to, but by three LU at most "
-    "together, and don't change the chorus as a whole by more than one LU either way: not just louder, and "
-    "not by pulling everything else down. Keep the hook playing as it does, all through the chorus: its loudness "
-    "range there may grow by a LU at most (a hook chopped into loud bursts is not in front).")
+    "together and five at most any one alone, and don't change the chorus as a whole by more than one LU either "
+    "way: not just louder, and not by pulling everything else down. Keep the hook playing as it does, all "
+    "through the chorus: its loudness range there may grow by a LU at most, and no beat of it may drop out (a "
+    "hook chopped into loud bursts is not in front).")
 
 
 def _hook_db(made: Generated) -> float:
@@ -120,22 +122,20 @@ def _automated(at: float, end: float, moves: dict[str, float]) -> list[dict[str,
     """A gain stage on each named track, holding 0 dB outside ``at``..``end`` and ``moves[name]`` inside."""
     ops: list[dict[str, Any]] = []
     for i, (name, db) in enumerate(moves.items()):
-        pts = (f"0:0 {at - RAMP_BEATS:g}:0 " if at > 0 else "") + \
-            f"{at:g}:{db:g} {end - RAMP_BEATS:g}:{db:g} {end:g}:0"
+        pts = held(([(0, at, 0)] if at > 0 else []) + [(at, end, db)], (end, 0))
         ops += [{"type": "insert.add", "track": name, "insert": {"device": "core.gain"}, "ref": f"g{i}"},
                 {"type": "auto.write", "track": name, "insert": f"$g{i}", "param": "gain", "points": pts}]
     return ops
 
 
 def _chopped(at: float, end: float, bar: float) -> str:
-    """Gain breakpoints: 0 dB outside ``at``..``end``, inside +6 dB in every other bar and -60 dB between."""
-    points = [f"0:0 {at - RAMP_BEATS:g}:0"] if at > 0 else []
-    odd = False
+    """Gain breakpoints: 0 dB outside ``at``..``end``, inside +6 dB in every other ``bar`` beats and -60 dB
+    between."""
+    spans, odd = [(0, at, 0)] if at > 0 else [], False
     while at < end:
-        db = -60 if odd else 6
-        points.append(f"{at:g}:{db} {at + bar - RAMP_BEATS:g}:{db}")
+        spans.append((at, at + bar, -60 if odd else 6))
         at, odd = at + bar, not odd
-    return " ".join(points + [f"{end:g}:0"])
+    return held(spans, (end, 0))
 
 
 def build(made: Generated, variant_id: str):
@@ -154,9 +154,19 @@ def build(made: Generated, variant_id: str):
          "section": "Chorus", "relative": True},
         # loudness skips silence: the hook silenced in half the chorus's bars and pushed up in the rest reads
         # far in front, so its loudness range in the chorus may not grow (a fader or an EQ leaves it as it was)
+        # "others" reads the four together: one part gutted (the kick high-passed at 150 Hz, 14 LU down
+        # alone) moves it by a LU and clears the way for the hook, so no part may come down over 5 LU alone
+        {"id": "each-other", "label": "The other part cut most, alone, vs before, chorus", "kind": "measure",
+         "metric": "lufs", "unit": "LU", "target": [-5, None], "soft": 2, "gate": True, "tracks": names,
+         "least": True, "section": "Chorus", "relative": True},
         {"id": "steady", "label": "Hook loudness range in the chorus vs before", "kind": "measure", "metric": "lra",
          "unit": "LU", "target": [None, 1], "soft": 1, "gate": True, "tracks": ["Hook"], "section": "Chorus",
          "relative": True},
+        # 3 s windows smooth a chop at the beat: the share of 400 ms blocks the hook's loudness reads (not
+        # silenced nor ducked 10 LU under the rest) may not fall (a fader, EQ or compressor keeps it or raises it)
+        {"id": "heard", "label": "Share of the chorus the hook's loudness reads vs before", "kind": "measure",
+         "metric": "lufsShare", "unit": "", "target": [-0.05, None], "soft": 0.1, "gate": True, "tracks": ["Hook"],
+         "section": "Chorus", "relative": True},
     ]
     instruction = INSTRUCTION.format(first=chorus.first_bar + 1, last=chorus.first_bar + chorus.bars)
     fields = {"family": "mix", "title": "Bring the hook to the front", "instruction": instruction,
@@ -191,5 +201,16 @@ def build(made: Generated, variant_id: str):
                 {"type": "auto.write", "track": "Hook", "insert": "$g", "param": "gain",
                  "points": _chopped(chorus.start_beats, chorus.end_beats, made.song.beats_per_bar)}],
                ("steady",)),
+        Answer("cheat-chop-beats", "The hook 6 dB up on every other beat of the chorus and silenced between: 3 s "
+               "loudness windows smooth the chop, but the share of the chorus its loudness reads falls.",
+               [{"type": "insert.add", "track": "Hook", "insert": {"device": "core.gain"}, "ref": "g"},
+                {"type": "auto.write", "track": "Hook", "insert": "$g", "param": "gain",
+                 "points": _chopped(chorus.start_beats, chorus.end_beats, 1.0)}],
+               ("heard",)),
+        Answer("cheat-gut-kick", "The kick high-passed at 150 Hz and the hook 3.5 dB up: the hook is in front "
+               "because the kick lost its body, which the other parts together hardly show.",
+               [{"type": "insert.add", "track": "Kick", "insert": {"device": "core.eq", "params": {"hp": 150}}},
+                {"type": "track.set", "track": "Hook", "patch": {"gain": hook_db + HOOK_UP_DB}}],
+               ("each-other",)),
     )
     return fields, oracle, misses

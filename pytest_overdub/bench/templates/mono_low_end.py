@@ -12,7 +12,8 @@ wants within 3); the chorus came off the bass's upper harmonics too (the highs u
 ``highs`` wants within 1.5); and what the other parts leave wide under 120 Hz stayed (the side 29.3 dB under
 the mid on seed 49, an oracle of 0.956; ``lows`` wants 30). Now they read -1.7 to -0.6 dB, -0.03 to +0.35 dB
 and 37 to 63 dB under (train seeds 1-99). Near misses and cheats: the whole master collapsed to mono (the
-highs too), the bass pulled 20 dB down, a 120 Hz and a 250 Hz high-pass on the bass (the low end cut, not made
+highs too), the master made mono up to 500 Hz (the other parts' side 300 Hz-1 kHz is held within 2 dB of
+where it was: a master crossover up to 200 Hz keeps it, 500 Hz narrows it 10 dB), the bass pulled 20 dB down, a 120 Hz and a 250 Hz high-pass on the bass (the low end cut, not made
 mono), the bass muted. The bass's own low end is what fails the cheats that cut it on every seed: the mix's
 low end under 250 Hz may still hold where the kick owns it.
 """
@@ -30,12 +31,14 @@ CHORUS = {"device": "core.chorus", "params": {"depth": 1, "rate": 0.4, "mix": 0.
 INSTRUCTION = ("Someone put a wide chorus on the bass and now the low end is smeared across the stereo field. "
                "Make everything under 120 Hz mono, side at least 30 dB under mid, but keep the low end itself: "
                "the bass's level under 250 Hz within three dB of where it is and the whole mix's within two. "
-               "Keep the highs (1 to 8 kHz) as wide as they are and the loudness the same, within a LU.")
+               "Keep the highs (1 to 8 kHz) as wide as they are, the other parts' low mids (300 Hz to 1 kHz) within "
+               "two dB of their width, and the loudness the same, within a LU.")
 
 
 def build(made: Generated, variant_id: str):
     bass = made.truth.part("bass")
     name = bass.name
+    others = [t.name for t in made.song.tracks if t.id != bass.track_id]
     checks = [
         {"id": "lows", "label": "Side vs mid of the mix, 20-120 Hz", "kind": "measure", "metric": "side.20-120",
          "unit": "dB", "target": [None, -30], "soft": 15, "weight": 1},
@@ -48,6 +51,11 @@ def build(made: Generated, variant_id: str):
          "unit": "dB", "target": [-3, 3], "soft": 2, "gate": True, "tracks": [name], "relative": True},
         {"id": "lowend", "label": "Mix level under 250 Hz vs before", "kind": "measure", "metric": "band.sub+low",
          "unit": "dB", "target": [-2, 2], "soft": 2, "gate": True, "relative": True},
+        # a master made mono far above the instruction's 120 Hz takes every other part's low mids with it; a
+        # crossover up to 200 Hz keeps them (within 1.9 dB on the published song), 500 Hz narrows them 10 dB
+        {"id": "mids", "label": "Side vs mid of the other parts, 300 Hz-1 kHz, vs before", "kind": "measure",
+         "metric": "side.300-1000", "unit": "dB", "target": [-2, None], "soft": 1.5, "gate": True,
+         "tracks": others, "relative": True},
     ]
     fields = {"family": "mix", "title": "Mono the low end", "instruction": INSTRUCTION,
               "scope": {"tracks": "all", "master": True},
@@ -64,6 +72,10 @@ def build(made: Generated, variant_id: str):
         Answer("mono-master", "Collapsing the whole master to mono kills the width of the highs too.",
                [{"type": "insert.add", "track": "master", "insert": {"device": "core.width",
                                                                      "params": {"width": 0}}}], ("highs",)),
+        Answer("mono-mids", "The whole master made mono up to 500 Hz: the low end is mono, and so are the other "
+               "parts' low mids, which were to keep their width.",
+               [{"type": "insert.add", "track": "master", "insert": {"device": "core.width",
+                                                                     "params": {"monobass": 500}}}], ("mids",)),
         Answer("cheat-bass-down", "The bass fader pulled down 20 dB: the bass loses its low end rather than "
                "having it made mono.", [{"type": "track.set", "track": name, "patch": {"gain": gain_db - 20}}],
                ("bass",)),
