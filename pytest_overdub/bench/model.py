@@ -676,6 +676,20 @@ class PlrCheck(_Audio):
         return true_peak_db(ctx.get(self.file), sr=ctx.sr) - ctx.lufs(self.file)
 
 
+class PlrBlocksCheck(_Audio):
+    """Peak to loudness ratio through the song: the level the file's peaks reach in its median loud 400 ms
+    block, clicks and short bursts held to the music around them
+    (:func:`~pytest_overdub.measure.compare.block_peak_db`), minus its integrated loudness (LUFS). No few
+    planted peaks move it, where one sample sets a whole-file true peak."""
+
+    kind: Literal["plrBlocks"]
+
+    def value(self, ctx: Any) -> float:
+        from ..measure.compare import block_peak_db
+
+        return block_peak_db(ctx.get(self.file), sr=ctx.sr) - ctx.lufs(self.file)
+
+
 class LoudnessChangeCheck(_Against):
     kind: Literal["loudnessChange"]
 
@@ -940,7 +954,7 @@ CHECK_CLASSES: tuple[type[CheckBase], ...] = (
     NoteLengthCheck, ToneGainCheck,
     TrackBandCheck, TrackEchoTimeCheck, TrackEchoLevelCheck, TrackDryKeptCheck, TrackDecayCheck, TrackPitchCheck,
     TrackLengthCheck,
-    LoudnessCheck, TruePeakCheck, PlrCheck, LoudnessChangeCheck, ClippedAddedCheck, TonalBalanceCheck,
+    LoudnessCheck, TruePeakCheck, PlrCheck, PlrBlocksCheck, LoudnessChangeCheck, ClippedAddedCheck, TonalBalanceCheck,
     BandChangeCheck, SideBandCheck, TailRmsCheck, DitherCheck, ResidualCheck, BusStemCheck, LikenessCheck,
     UnexplainedCheck, ImageCheck, DuckCheck,
     HitsCheck, SequenceCheck,

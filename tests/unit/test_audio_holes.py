@@ -11,8 +11,8 @@ import pytest
 
 from pytest_overdub.bench.audio import chains as ch
 from pytest_overdub.bench.audio.readings import hit_change, sequence
-from pytest_overdub.measure.compare import (block_crest_db, dither_floor_db, image_correlation, incoherent_db,
-                                            latency_samples, unexplained_db)
+from pytest_overdub.measure.compare import (block_crest_db, block_peak_db, dither_floor_db, image_correlation,
+                                            incoherent_db, latency_samples, unexplained_db)
 
 SR = 48000
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
@@ -132,6 +132,22 @@ def test_a_click_planted_in_every_block_does_not_restore_a_crushed_song_s_crest_
     # the largest sample of each block is the click's (it read the crest factor back to the input's)
     assert np.abs(clicked[:, : int(0.4 * SR)]).max() > np.abs(a[:, : int(0.4 * SR)]).max()
     assert block_crest_db(clicked, sr=SR) == pytest.approx(block_crest_db(crushed, sr=SR), abs=0.01)
+
+
+@pytest.mark.parametrize("width", [2, 3, 5])
+def test_a_short_burst_planted_in_every_block_does_not_restore_a_crushed_song_s_crest_factor(width):
+    """A sample was held to 1.5 times its two nearest neighbours, so a click two samples wide vouched for
+    itself and read the crushed song's crest factor back (a drop of 0.9 dB, passing the gate); each sample is
+    held to the music 6 to 54 samples around it now."""
+    (_, hi), soft = _gate("master-ep-sequence", "dynamics")
+    a = _drums(6.0) * 0.5
+    crushed = ch.gain(ch.master_to(a, target_lufs=-9.0, ceiling_db=-1.5, release_ms=5), -6.0)
+    clicked = crushed.copy()
+    for k in range(width):
+        clicked[:, k:: int(0.4 * SR)] = 10 ** (-1.6 / 20)
+    drop = block_crest_db(a, sr=SR) - block_crest_db(clicked, sr=SR)
+    assert drop == pytest.approx(block_crest_db(a, sr=SR) - block_crest_db(crushed, sr=SR), abs=0.3)
+    assert drop > hi + soft
 
 
 def test_crushing_songs_to_equal_loudness_fails_and_gain_matching_passes():
@@ -272,3 +288,43 @@ def test_a_blip_at_each_kick_reads_the_depth_but_not_the_hold():
     assert duck(bass * held, bass, kicks, sr=SR, measure="hold") == pytest.approx(-6.0206, abs=0.01)
     assert duck(bass * blip, bass, kicks, sr=SR, measure="hold") == pytest.approx(0.0, abs=0.01)
     assert 0.0 >= hi + soft  # the blip scores 0 on the gate
+
+
+# --- streaming: the song's peaks, not a planted one ---------------------------------------------------
+
+@pytest.mark.parametrize("freq_hz", [50.0, 440.0, 1000.0, 2900.0, 9000.0])
+def test_a_tone_s_block_peak_is_its_sample_peak(freq_hz):
+    """A band-limited peak has samples near its size 6 to 54 samples away: nothing is held back."""
+    t = np.arange(2 * SR) / SR
+    x = 0.5 * np.stack([np.sin(2 * np.pi * freq_hz * t + 0.3)] * 2)
+    assert block_peak_db(x, sr=SR) == pytest.approx(20 * np.log10(np.abs(x).max()), abs=1e-9)
+    assert block_peak_db(0.25 * x, sr=SR) == pytest.approx(block_peak_db(x, sr=SR) - 12.0412, abs=1e-3)
+
+
+def test_peaks_planted_in_a_crushed_master_do_not_move_the_peak_through_the_song():
+    """One sample, a 2- or 5-sample burst, a 2 ms blip, a few spikes spread over the song, or a click in
+    every block: each set a whole-file true peak (the ``plr`` gate read it: a crushed master EQ'd back, with
+    one sample planted, scored 1.000); the median block's held peak is the crushed master's."""
+    from pytest_overdub.measure import true_peak_db
+
+    (lo, _), soft = _gate("master-streaming-single", "plr")
+    a = _drums(8.0) * 0.5
+    crushed = ch.gain(ch.master_to(a, target_lufs=-9.0, ceiling_db=-1.5, release_ms=5), -6.0)
+    base = block_peak_db(crushed, sr=SR)
+    assert block_peak_db(a, sr=SR) - base > lo - 7.0  # the limiter took 1 dB or more from the song's peaks
+    n, top = crushed.shape[1], 10 ** (-1.6 / 20)
+    blip = np.hanning(96) * np.sin(2 * np.pi * 3000 * np.arange(96) / SR)
+    planted = {}
+    for name, (at, width) in {"one": ([n // 3], 1), "burst2": ([n // 3], 2), "burst5": ([n // 3], 5),
+                              "spread": (list(range(n // 7, n, n // 7)), 1),
+                              "every-block": (list(range(0, n, int(0.4 * SR))), 2)}.items():
+        y = crushed.copy()
+        for i in at:
+            y[:, i: i + width] = top
+        planted[name] = y
+    y = crushed.copy()
+    y[:, n // 3: n // 3 + 96] = top * blip / np.abs(blip).max()
+    planted["blip"] = y
+    for name, y in planted.items():
+        assert true_peak_db(y, sr=SR) - true_peak_db(crushed, sr=SR) > 3.0, name  # a whole-file peak moves
+        assert block_peak_db(y, sr=SR) == pytest.approx(base, abs=0.3), name  # the song's peaks do not
