@@ -841,16 +841,19 @@ class BusStemCheck(_Audio):
 
 
 class LikenessCheck(_Against):
-    """How alike two files are: ``waveform`` (sample correlation) or ``envelope`` (level envelopes'
-    correlation: the same music whatever its EQ)."""
+    """How alike two files are: ``waveform`` (sample correlation), ``envelope`` (level envelopes'
+    correlation: the same music whatever its EQ) or ``polarity`` (the sample correlation at ``file``'s lag
+    within ±20 ms where it is largest in size, its sign kept: about +1 for a gain or a duck, -1 inverted)."""
 
     kind: Literal["likeness"]
-    how: Literal["waveform", "envelope"] = "waveform"
+    how: Literal["waveform", "envelope", "polarity"] = "waveform"
 
     def value(self, ctx: Any) -> float:
-        from ..measure.compare import correlation, envelope_correlation
+        from ..measure.compare import correlation, envelope_correlation, polarity_correlation
 
         a, b = ctx.get(self.file), ctx.get(self.against)
+        if self.how == "polarity":
+            return polarity_correlation(a, b, sr=ctx.sr)
         return correlation(a, b) if self.how == "waveform" else envelope_correlation(a, b, sr=ctx.sr)
 
 

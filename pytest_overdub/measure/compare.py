@@ -48,6 +48,8 @@ Conventions (docs/audio-tasks.md):
   rings longer than 1024 samples), after the answer's lag within ±100 ms is taken out (the largest
   correlation in size, so an inverted or a linear-phase EQ's late answer is placed). An EQ reads -27 to -35
   dB, an EQ with glue compression or limiting -16 to -26, another song blended 10 dB under the music -9.
+* ``polarity_correlation``: the sample correlation of ``answer`` with ``source`` at the lag within ±20 ms where
+  it is largest in size, its sign kept: +1 for a gain or a duck of the source, -1 for it inverted.
 * ``latency_samples``: the lag (samples, positive when ``answer`` is late) within ±20 ms at which the mono
   sums of ``answer`` and ``source`` correlate best: a chain's uncompensated latency, taken out before a
   frame-by-frame comparison.
@@ -333,6 +335,15 @@ def latency_samples(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_
     lags = int(round(max_lag_s * sr))
     cand = np.concatenate([xc[-lags:], xc[: lags + 1]]) if lags else xc[:1]
     return int(np.argmax(np.abs(cand) if either_polarity else cand)) - lags
+
+
+def polarity_correlation(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.02) -> float:
+    """The sample correlation of ``answer`` with ``source`` at ``answer``'s lag within ±``max_lag_s`` where it is
+    largest in size (:func:`latency_samples`, either polarity), its sign kept: about +1 for the source through
+    a gain, a duck or a gentle EQ, about -1 for it inverted (a bass flipped against its kick). Read at the
+    best lag, so a chain's latency or a delay of half a bass cycle does not turn it over."""
+    lag = latency_samples(answer, source, sr=sr, max_lag_s=max_lag_s, either_polarity=True)
+    return correlation(shifted(answer, lag), source)
 
 
 def unexplained_db(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.1,

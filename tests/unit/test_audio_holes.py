@@ -12,7 +12,7 @@ import pytest
 from pytest_overdub.bench.audio import chains as ch
 from pytest_overdub.bench.audio.readings import hit_change, sequence
 from pytest_overdub.measure.compare import (block_crest_db, block_peak_db, dither_floor_db, image_correlation,
-                                            incoherent_db, latency_samples, unexplained_db)
+                                            incoherent_db, latency_samples, polarity_correlation, unexplained_db)
 
 SR = 48000
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
@@ -240,6 +240,38 @@ def test_a_cut_made_after_the_first_quarter_reads_no_cut_in_the_quarter_cut_leas
     assert check.value(Ctx(cut)) == pytest.approx(-6.0, abs=1e-6)  # the whole song cut: every quarter -6
     assert check.value(Ctx(late)) == pytest.approx(0.0, abs=1e-6)  # the first quarter untouched
     assert check.value(Ctx(late)) > hi + soft  # fails the gate
+
+
+# --- sidechain: the bass in its own polarity ------------------------------------------------------------
+
+def _bass_notes(seconds: float = 4.0) -> np.ndarray:
+    """A mono bass: a 55 Hz note with its 2nd and 3rd harmonics every 500 ms, each decaying."""
+    t = np.arange(int(0.45 * SR)) / SR
+    note = (np.sin(2 * np.pi * 55 * t) + 0.5 * np.sin(2 * np.pi * 110 * t + 0.4)
+            + 0.3 * np.sin(2 * np.pi * 165 * t + 1.1)) * np.exp(-t / 0.2)
+    x = np.zeros(int(seconds * SR))
+    for start in np.arange(0.0, seconds - 0.45, 0.5):
+        x[int(start * SR): int(start * SR) + t.size] += 0.3 * note
+    return np.stack([x, x])
+
+
+def test_a_bass_inverted_against_its_stem_fails_the_polarity_gate_a_ducked_one_passes():
+    """Every duck reading is a level, so the oracle's duck with the bass flipped scored 1.000; the polarity
+    reading keeps the correlation's sign at the best lag within 20 ms (a delay of half a cycle does not turn
+    an inverted bass over)."""
+    (lo, _), soft = _gate("mixdown-sidechain-bass", "polarity")
+    bass = _bass_notes()
+    gain = np.ones(bass.shape[1])
+    for start in np.arange(0.0, 3.5, 0.5):
+        gain[int(start * SR): int((start + 0.1) * SR)] = 0.5
+    ducked = bass * gain
+    assert polarity_correlation(ducked, bass, sr=SR) >= lo
+    assert polarity_correlation(bass, bass, sr=SR) == pytest.approx(1.0, abs=1e-12)
+    assert polarity_correlation(-bass, bass, sr=SR) == pytest.approx(-1.0, abs=1e-12)
+    half = int(round(SR / 55 / 2))  # inverted and half a 55 Hz cycle late
+    late = np.concatenate([np.zeros((2, half)), -ducked[:, :-half]], axis=1)
+    assert polarity_correlation(-ducked, bass, sr=SR) < lo - soft
+    assert polarity_correlation(late, bass, sr=SR) < lo - soft
 
 
 # --- sidechain: "between" has frames to read when the kick is on every beat --------------------------

@@ -264,6 +264,13 @@ def _sidechain_slower(i):
     return {"bass.wav": i["stems/bass.wav"] * (10.0 ** (g / 20.0))[None, :]}
 
 
+@maker("sidechain.near-inverted")
+def _sidechain_inverted(i):
+    """The oracle's duck with the bass's polarity flipped: every duck reading is a level and reads the same,
+    but against the kick the low end they share cancels (the bass is mono, so no stereo reading sees it)."""
+    return {"bass.wav": -_sidechain_oracle(i)["bass.wav"]}
+
+
 @maker("sidechain.cheat-turned-down")
 def _sidechain_down(i):
     return {"bass.wav": ch.gain(i["stems/bass.wav"], -6.0)}
