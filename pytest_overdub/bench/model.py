@@ -684,6 +684,20 @@ class PlrCheck(_Audio):
         return true_peak_db(ctx.get(self.file), sr=ctx.sr) - ctx.lufs(self.file)
 
 
+class PlrBlocksCheck(_Audio):
+    """Peak to loudness ratio through the song: the level the file's peaks reach in its median loud 400 ms
+    block, clicks and short bursts held to the music around them
+    (:func:`~pytest_overdub.measure.compare.block_peak_db`), minus its integrated loudness (LUFS). No few
+    planted peaks move it, where one sample sets a whole-file true peak."""
+
+    kind: Literal["plrBlocks"]
+
+    def value(self, ctx: Any) -> float:
+        from ..measure.compare import block_peak_db
+
+        return block_peak_db(ctx.get(self.file), sr=ctx.sr) - ctx.lufs(self.file)
+
+
 class LoudnessChangeCheck(_Against):
     kind: Literal["loudnessChange"]
 
@@ -835,16 +849,19 @@ class BusStemCheck(_Audio):
 
 
 class LikenessCheck(_Against):
-    """How alike two files are: ``waveform`` (sample correlation) or ``envelope`` (level envelopes'
-    correlation: the same music whatever its EQ)."""
+    """How alike two files are: ``waveform`` (sample correlation), ``envelope`` (level envelopes'
+    correlation: the same music whatever its EQ) or ``polarity`` (the sample correlation at ``file``'s lag
+    within ±20 ms where it is largest in size, its sign kept: about +1 for a gain or a duck, -1 inverted)."""
 
     kind: Literal["likeness"]
-    how: Literal["waveform", "envelope"] = "waveform"
+    how: Literal["waveform", "envelope", "polarity"] = "waveform"
 
     def value(self, ctx: Any) -> float:
-        from ..measure.compare import correlation, envelope_correlation
+        from ..measure.compare import correlation, envelope_correlation, polarity_correlation
 
         a, b = ctx.get(self.file), ctx.get(self.against)
+        if self.how == "polarity":
+            return polarity_correlation(a, b, sr=ctx.sr)
         return correlation(a, b) if self.how == "waveform" else envelope_correlation(a, b, sr=ctx.sr)
 
 
@@ -948,7 +965,7 @@ CHECK_CLASSES: tuple[type[CheckBase], ...] = (
     NoteLengthCheck, ToneGainCheck,
     TrackBandCheck, TrackEchoTimeCheck, TrackEchoLevelCheck, TrackDryKeptCheck, TrackDecayCheck, TrackPitchCheck,
     TrackLengthCheck,
-    LoudnessCheck, TruePeakCheck, PlrCheck, LoudnessChangeCheck, ClippedAddedCheck, TonalBalanceCheck,
+    LoudnessCheck, TruePeakCheck, PlrCheck, PlrBlocksCheck, LoudnessChangeCheck, ClippedAddedCheck, TonalBalanceCheck,
     BandChangeCheck, SideBandCheck, TailRmsCheck, DitherCheck, ResidualCheck, BusStemCheck, LikenessCheck,
     UnexplainedCheck, ImageCheck, DuckCheck,
     HitsCheck, SequenceCheck,

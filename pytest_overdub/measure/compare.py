@@ -23,13 +23,22 @@ Conventions (docs/audio-tasks.md):
   dither of ±1 LSB at 16 bits makes the error 0.5 LSB rms whatever the signal (-96.3 dBFS); plain rounding
   leaves LSB/√12 (-101.1 dBFS) on busy music and nothing on silence; truncation the same spread around an
   offset; noise shaping more. One frame or one channel without dither sets the figure.
+* ``held_magnitudes``: each sample's magnitude held to :data:`CLICK_RATIO` (1.1, 0.8 dB) times the largest
+  magnitude among the samples :data:`CLICK_NEAR` to :data:`CLICK_FAR` (6 to 54, 0.125 to 1.1 ms) away on either
+  side. A band-limited peak has samples near its size within a period of its content (a pure tone's ring holds
+  a sample at 0.71 of its peak or more, so it counts up to 0.78 of it; music, whose peaks ride on low notes,
+  loses 0.6 dB or less of its block peaks), while a planted click or a burst of up to 5 samples is held to the
+  music around it. The ring skips the 5 nearest samples, so a burst's samples do not vouch for each other: with
+  the two nearest neighbours (and 1.5, as this was) a two-sample click passed whole, and a sample raised 3.5 dB
+  (the largest in every 400 ms of a crushed master) counted in full.
 * ``block_crest_db``: the median over 400 ms blocks (those within 20 dB rms of the loudest) of each block's
-  peak over its rms (dB, every channel): a short-term peak to loudness ratio that a limiter lowers. A sample
-  counts in the block's peak up to :data:`CLICK_RATIO` (1.5, 3.5 dB) times the larger of its two neighbours:
-  a band-limited peak's neighbours are near it, a planted one-sample click's are the music around it. With
-  the largest sample as the peak, a crushed song turned down 6 dB with one sample planted at -1.6 dBFS in
-  every block (a click every 400 ms) read its crest factor back from those clicks (master-ep-sequence: a
-  drop of -0.9 dB against 5.0 without them); it reads 4.9 dB now, the crushed song's figure within 0.1 dB.
+  peak (:func:`held_magnitudes`) over its rms (dB, every channel): a short-term peak to loudness ratio that a
+  limiter lowers. With the largest sample as the peak, a crushed song turned down 6 dB with one sample planted at
+  -1.6 dBFS in every block (a click every 400 ms) read its crest factor back from those clicks
+  (master-ep-sequence: a drop of -0.9 dB against 5.0 without them).
+* ``block_peak_db``: the median over the same loud 400 ms blocks of each block's peak
+  (:func:`held_magnitudes`), dBFS: the level a master's peaks reach through the song, which no few planted
+  peaks move (a whole-file true peak is one sample's).
 * ``incoherent_db``: how much of ``answer`` over ``[start_s, stop_s)`` is not ``source`` through some filter
   or gain: over 1024-sample Hann frames (hop 512, every channel) the coherent power is ``Σ_f |Σ A·S*|² /
   Σ|S|²`` per frequency bin, and the figure is ``10 log10(1 - coherent / Σ|A|²)`` (dB, floor -120). A gain,
@@ -39,6 +48,8 @@ Conventions (docs/audio-tasks.md):
   rings longer than 1024 samples), after the answer's lag within ±100 ms is taken out (the largest
   correlation in size, so an inverted or a linear-phase EQ's late answer is placed). An EQ reads -27 to -35
   dB, an EQ with glue compression or limiting -16 to -26, another song blended 10 dB under the music -9.
+* ``polarity_correlation``: the sample correlation of ``answer`` with ``source`` at the lag within ±20 ms where
+  it is largest in size, its sign kept: +1 for a gain or a duck of the source, -1 for it inverted.
 * ``latency_samples``: the lag (samples, positive when ``answer`` is late) within ±20 ms at which the mono
   sums of ``answer`` and ``source`` correlate best: a chain's uncompensated latency, taken out before a
   frame-by-frame comparison.
@@ -54,8 +65,10 @@ OCTAVES_HZ = (63.0, 125.0, 250.0, 500.0, 1000.0, 2000.0, 4000.0, 8000.0)
 CLIP_LEVEL = 0.999
 RISE_WINDOW_MS = 20
 HOLD_MS = 25
-#: A sample counts in :func:`block_crest_db`'s peak up to this many times its larger neighbour's magnitude.
-CLICK_RATIO = 1.5
+#: A sample counts in a block's peak (:func:`held_magnitudes`) up to this many times the largest magnitude
+#: among the samples ``CLICK_NEAR`` to ``CLICK_FAR`` away on either side.
+CLICK_RATIO = 1.1
+CLICK_NEAR, CLICK_FAR = 6, 54
 
 
 def octave_levels_db(x: np.ndarray, *, sr: int, centres_hz: tuple[float, ...] = OCTAVES_HZ) -> np.ndarray:
@@ -235,25 +248,48 @@ def dither_floor_db(x16: np.ndarray, x24: np.ndarray, *, sr: int, frame_s: float
     return amplitude_db(float(sd.min()))
 
 
-def block_crest_db(x: np.ndarray, *, sr: int, block_s: float = 0.4, under_db: float = 20.0) -> float:
-    """Median over loud 400 ms blocks of the peak (clicks held to their neighbours) minus rms, dB (see module)."""
+def held_magnitudes(x: np.ndarray) -> np.ndarray:
+    """``|x|``, each sample held to :data:`CLICK_RATIO` times the largest magnitude :data:`CLICK_NEAR` to
+    :data:`CLICK_FAR` samples away on either side (see module): a click or a short burst is not a peak."""
+    from scipy.ndimage import maximum_filter1d
+
+    mag = np.abs(np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1]))
+    half = (CLICK_FAR - CLICK_NEAR) // 2
+    centre = CLICK_NEAR + half  # the ring's half is a window of 2 * half + 1 samples this far away
+    ring = maximum_filter1d(mag, size=2 * half + 1, axis=1, mode="constant")
+    near = np.zeros_like(ring)
+    near[:, centre:] = ring[:, :-centre]  # the samples before
+    near[:, :-centre] = np.maximum(near[:, :-centre], ring[:, centre:])  # and after
+    return np.minimum(mag, CLICK_RATIO * near)
+
+
+def _loud_blocks(x: np.ndarray, *, sr: int, block_s: float, under_db: float) -> tuple[np.ndarray, np.ndarray]:
+    """(held peak, rms) of each 400 ms block within ``under_db`` rms of the loudest (none: empty arrays)."""
     x = np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1])
     hop = max(1, int(round(block_s * sr)))
     n = x.shape[1] // hop
     if not n:
-        return 0.0
+        return np.zeros(0), np.zeros(0)
     seg = x[:, : n * hop].reshape(x.shape[0], n, hop)
-    mag = np.abs(seg)
-    edge = np.zeros(mag.shape[:2] + (1,))
-    neighbour = np.maximum(np.concatenate([edge, mag[:, :, :-1]], axis=2),
-                           np.concatenate([mag[:, :, 1:], edge], axis=2))
-    peak = np.minimum(mag, CLICK_RATIO * neighbour).max(axis=(0, 2))  # up to CLICK_RATIO x its neighbour
+    peak = held_magnitudes(x[:, : n * hop]).reshape(x.shape[0], n, hop).max(axis=(0, 2))
     rms = np.sqrt(np.mean(seg * seg, axis=(0, 2)))
     loud = rms >= rms.max() * 10.0 ** (-under_db / 20.0) if rms.max() > 0 else np.zeros(n, bool)
-    if not loud.any():
+    return peak[loud], rms[loud]
+
+
+def block_crest_db(x: np.ndarray, *, sr: int, block_s: float = 0.4, under_db: float = 20.0) -> float:
+    """Median over loud 400 ms blocks of the peak (clicks held to the music around them) minus rms, dB."""
+    peak, rms = _loud_blocks(x, sr=sr, block_s=block_s, under_db=under_db)
+    if not peak.size:
         return 0.0
     with np.errstate(divide="ignore"):  # a loud block of lone clicks in silence: its peak 0, -inf
-        return float(np.median(20.0 * np.log10(peak[loud] / rms[loud])))
+        return float(np.median(20.0 * np.log10(peak / rms)))
+
+
+def block_peak_db(x: np.ndarray, *, sr: int, block_s: float = 0.4, under_db: float = 20.0) -> float:
+    """Median over loud 400 ms blocks of the peak (clicks held to the music around them), dBFS (see module)."""
+    peak, _ = _loud_blocks(x, sr=sr, block_s=block_s, under_db=under_db)
+    return amplitude_db(float(np.median(peak))) if peak.size else FLOOR_DB
 
 
 def incoherent_db(answer: np.ndarray, source: np.ndarray, *, sr: int, start_s: float, stop_s: float,
@@ -299,6 +335,15 @@ def latency_samples(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_
     lags = int(round(max_lag_s * sr))
     cand = np.concatenate([xc[-lags:], xc[: lags + 1]]) if lags else xc[:1]
     return int(np.argmax(np.abs(cand) if either_polarity else cand)) - lags
+
+
+def polarity_correlation(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.02) -> float:
+    """The sample correlation of ``answer`` with ``source`` at ``answer``'s lag within ±``max_lag_s`` where it is
+    largest in size (:func:`latency_samples`, either polarity), its sign kept: about +1 for the source through
+    a gain, a duck or a gentle EQ, about -1 for it inverted (a bass flipped against its kick). Read at the
+    best lag, so a chain's latency or a delay of half a bass cycle does not turn it over."""
+    lag = latency_samples(answer, source, sr=sr, max_lag_s=max_lag_s, either_polarity=True)
+    return correlation(shifted(answer, lag), source)
 
 
 def unexplained_db(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.1,

@@ -62,7 +62,7 @@ def test_a_folder_scores_like_overdub_score(pytester, bench, oracle_files, layou
     _answer(sub / TASK if layout == "per-task" else sub, folder)
     res = pytester.runpytest_subprocess(*PLUGIN, f"--overdub-submission={sub}", "-p", "no:cacheprovider",
                                         "--overdub-variants=0")  # the task alone, not its template's sample
-    res.assert_outcomes(passed=6)  # depth, hold, recovery, between, files, score
+    res.assert_outcomes(passed=7)  # depth, hold, recovery, between, polarity, files, score
     res.stdout.fnmatch_lines([f"{TASK}*{score:.3f}  pass", f"answers from the folder {sub} *"])
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from pytest_overdub.bench.audio import chains as ch
 from pytest_overdub.bench.audio.readings import hit_change, sequence
-from pytest_overdub.measure.compare import (block_crest_db, dither_floor_db, image_correlation, incoherent_db,
-                                            latency_samples, unexplained_db)
+from pytest_overdub.measure.compare import (block_crest_db, block_peak_db, dither_floor_db, image_correlation,
+                                            incoherent_db, latency_samples, polarity_correlation, unexplained_db)
 
 SR = 48000
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
@@ -134,6 +134,22 @@ def test_a_click_planted_in_every_block_does_not_restore_a_crushed_song_s_crest_
     assert block_crest_db(clicked, sr=SR) == pytest.approx(block_crest_db(crushed, sr=SR), abs=0.01)
 
 
+@pytest.mark.parametrize("width", [2, 3, 5])
+def test_a_short_burst_planted_in_every_block_does_not_restore_a_crushed_song_s_crest_factor(width):
+    """A sample was held to 1.5 times its two nearest neighbours, so a click two samples wide vouched for
+    itself and read the crushed song's crest factor back (a drop of 0.9 dB, passing the gate); each sample is
+    held to the music 6 to 54 samples around it now."""
+    (_, hi), soft = _gate("master-ep-sequence", "dynamics")
+    a = _drums(6.0) * 0.5
+    crushed = ch.gain(ch.master_to(a, target_lufs=-9.0, ceiling_db=-1.5, release_ms=5), -6.0)
+    clicked = crushed.copy()
+    for k in range(width):
+        clicked[:, k:: int(0.4 * SR)] = 10 ** (-1.6 / 20)
+    drop = block_crest_db(a, sr=SR) - block_crest_db(clicked, sr=SR)
+    assert drop == pytest.approx(block_crest_db(a, sr=SR) - block_crest_db(crushed, sr=SR), abs=0.3)
+    assert drop > hi + soft
+
+
 def test_crushing_songs_to_equal_loudness_fails_and_gain_matching_passes():
     (_, hi), soft = _gate("master-ep-sequence", "dynamics")
     a, b = _drums(6.0) * 0.5, _drums(6.0) * 0.25
@@ -226,6 +242,38 @@ def test_a_cut_made_after_the_first_quarter_reads_no_cut_in_the_quarter_cut_leas
     assert check.value(Ctx(late)) > hi + soft  # fails the gate
 
 
+# --- sidechain: the bass in its own polarity ------------------------------------------------------------
+
+def _bass_notes(seconds: float = 4.0) -> np.ndarray:
+    """A mono bass: a 55 Hz note with its 2nd and 3rd harmonics every 500 ms, each decaying."""
+    t = np.arange(int(0.45 * SR)) / SR
+    note = (np.sin(2 * np.pi * 55 * t) + 0.5 * np.sin(2 * np.pi * 110 * t + 0.4)
+            + 0.3 * np.sin(2 * np.pi * 165 * t + 1.1)) * np.exp(-t / 0.2)
+    x = np.zeros(int(seconds * SR))
+    for start in np.arange(0.0, seconds - 0.45, 0.5):
+        x[int(start * SR): int(start * SR) + t.size] += 0.3 * note
+    return np.stack([x, x])
+
+
+def test_a_bass_inverted_against_its_stem_fails_the_polarity_gate_a_ducked_one_passes():
+    """Every duck reading is a level, so the oracle's duck with the bass flipped scored 1.000; the polarity
+    reading keeps the correlation's sign at the best lag within 20 ms (a delay of half a cycle does not turn
+    an inverted bass over)."""
+    (lo, _), soft = _gate("mixdown-sidechain-bass", "polarity")
+    bass = _bass_notes()
+    gain = np.ones(bass.shape[1])
+    for start in np.arange(0.0, 3.5, 0.5):
+        gain[int(start * SR): int((start + 0.1) * SR)] = 0.5
+    ducked = bass * gain
+    assert polarity_correlation(ducked, bass, sr=SR) >= lo
+    assert polarity_correlation(bass, bass, sr=SR) == pytest.approx(1.0, abs=1e-12)
+    assert polarity_correlation(-bass, bass, sr=SR) == pytest.approx(-1.0, abs=1e-12)
+    half = int(round(SR / 55 / 2))  # inverted and half a 55 Hz cycle late
+    late = np.concatenate([np.zeros((2, half)), -ducked[:, :-half]], axis=1)
+    assert polarity_correlation(-ducked, bass, sr=SR) < lo - soft
+    assert polarity_correlation(late, bass, sr=SR) < lo - soft
+
+
 # --- sidechain: "between" has frames to read when the kick is on every beat --------------------------
 
 def test_between_reads_a_four_on_the_floor_kick_and_catches_a_duck_where_there_is_none():
@@ -272,3 +320,43 @@ def test_a_blip_at_each_kick_reads_the_depth_but_not_the_hold():
     assert duck(bass * held, bass, kicks, sr=SR, measure="hold") == pytest.approx(-6.0206, abs=0.01)
     assert duck(bass * blip, bass, kicks, sr=SR, measure="hold") == pytest.approx(0.0, abs=0.01)
     assert 0.0 >= hi + soft  # the blip scores 0 on the gate
+
+
+# --- streaming: the song's peaks, not a planted one ---------------------------------------------------
+
+@pytest.mark.parametrize("freq_hz", [50.0, 440.0, 1000.0, 2900.0, 9000.0])
+def test_a_tone_s_block_peak_is_its_sample_peak(freq_hz):
+    """A band-limited peak has samples near its size 6 to 54 samples away: nothing is held back."""
+    t = np.arange(2 * SR) / SR
+    x = 0.5 * np.stack([np.sin(2 * np.pi * freq_hz * t + 0.3)] * 2)
+    assert block_peak_db(x, sr=SR) == pytest.approx(20 * np.log10(np.abs(x).max()), abs=1e-9)
+    assert block_peak_db(0.25 * x, sr=SR) == pytest.approx(block_peak_db(x, sr=SR) - 12.0412, abs=1e-3)
+
+
+def test_peaks_planted_in_a_crushed_master_do_not_move_the_peak_through_the_song():
+    """One sample, a 2- or 5-sample burst, a 2 ms blip, a few spikes spread over the song, or a click in
+    every block: each set a whole-file true peak (the ``plr`` gate read it: a crushed master EQ'd back, with
+    one sample planted, scored 1.000); the median block's held peak is the crushed master's."""
+    from pytest_overdub.measure import true_peak_db
+
+    (lo, _), soft = _gate("master-streaming-single", "plr")
+    a = _drums(8.0) * 0.5
+    crushed = ch.gain(ch.master_to(a, target_lufs=-9.0, ceiling_db=-1.5, release_ms=5), -6.0)
+    base = block_peak_db(crushed, sr=SR)
+    assert block_peak_db(a, sr=SR) - base > lo - 7.0  # the limiter took 1 dB or more from the song's peaks
+    n, top = crushed.shape[1], 10 ** (-1.6 / 20)
+    blip = np.hanning(96) * np.sin(2 * np.pi * 3000 * np.arange(96) / SR)
+    planted = {}
+    for name, (at, width) in {"one": ([n // 3], 1), "burst2": ([n // 3], 2), "burst5": ([n // 3], 5),
+                              "spread": (list(range(n // 7, n, n // 7)), 1),
+                              "every-block": (list(range(0, n, int(0.4 * SR))), 2)}.items():
+        y = crushed.copy()
+        for i in at:
+            y[:, i: i + width] = top
+        planted[name] = y
+    y = crushed.copy()
+    y[:, n // 3: n // 3 + 96] = top * blip / np.abs(blip).max()
+    planted["blip"] = y
+    for name, y in planted.items():
+        assert true_peak_db(y, sr=SR) - true_peak_db(crushed, sr=SR) > 3.0, name  # a whole-file peak moves
+        assert block_peak_db(y, sr=SR) == pytest.approx(base, abs=0.3), name  # the song's peaks do not

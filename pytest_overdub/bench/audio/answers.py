@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ...measure import true_peak_db
 from ...measure.compare import bus_gain, hit_times_s
 from . import chains as ch
 from .inputs import SR, cache_root, code_hash, input_key, write_wav
@@ -123,12 +124,35 @@ def _streaming_no_dither(i):
     return {"master.wav": m, "master-16.wav": ch.truncate16(m)}
 
 
-def _planted_peaks(x: np.ndarray, *, every_s: float | None, peak_db: float = -1.6) -> np.ndarray:
-    """``x`` with one sample on both channels set to ``peak_db`` dBFS: at a third of the way in, or every
-    ``every_s`` seconds from the start (a click each time)."""
+@maker("streaming.cheat-planted-peaks")
+def _streaming_planted(i):
+    """Crushed (the house limiter slammed toward -6 LUFS, 5 ms release), EQ'd back onto the mix's balance,
+    turned down to -14 LUFS under -3 dBTP, then peaks planted at -3 dBFS (a whole-file peak to loudness ratio
+    of 12 dB): a one-sample click every 400 ms of the music, a 5-sample burst and a 2 ms 3 kHz blip in place of
+    the music.
+    A whole-file true peak read any one of them (a crushed master EQ'd back scored 1.000 on the published
+    task and @78 and @1003 with one sample planted; on the published task and @1003 without it); the ``plr``
+    gate reads the median 400 ms block, its clicks and bursts held to the music around them."""
+    mix = i["mix.wav"]
+    crushed = ch.match_spectrum(ch.master_to(mix, target_lufs=-6.0, ceiling_db=-1.0, release_ms=5), mix)
+    m = ch.gain(crushed, -14.0 - ch.lufs(crushed))
+    m = ch.gain(m, min(0.0, -3.0 - true_peak_db(m, sr=SR)))
+    n, top = m.shape[1], 10.0 ** (-3.0 / 20.0)
+    music = n - int(1.5 * SR)  # the clicks stay out of the silent tail (the 16-bit copy's dither is read there)
+    m = np.concatenate([_planted_peaks(m[:, :music], every_s=0.4, peak_db=-3.0), m[:, music:]], axis=1)
+    m[:, n // 2: n // 2 + 5] = top
+    t = np.arange(int(0.002 * SR)) / SR
+    blip = np.hanning(t.size) * np.sin(2 * np.pi * 3000.0 * t)
+    m[:, 2 * n // 3: 2 * n // 3 + t.size] = top * blip / np.abs(blip).max()
+    return _deliver(m)
+
+
+def _planted_peaks(x: np.ndarray, *, every_s: float, peak_db: float = -1.6, width: int = 1) -> np.ndarray:
+    """``x`` with ``width`` samples on both channels set to ``peak_db`` dBFS every ``every_s`` seconds from the
+    start (a click each time)."""
     y = x.copy()
-    at = slice(None, None, int(round(every_s * SR))) if every_s else x.shape[1] // 3
-    y[:, at] = 10.0 ** (peak_db / 20.0)
+    for k in range(width):
+        y[:, k::int(round(every_s * SR))] = 10.0 ** (peak_db / 20.0)
     return y
 
 
@@ -238,6 +262,13 @@ def _sidechain_oracle(i):
 def _sidechain_slower(i):
     g = ch.sidechain_gain_db(i["stems/kick.wav"], depth_db=6.0, release_ms=80, attack_ms=2.0)
     return {"bass.wav": i["stems/bass.wav"] * (10.0 ** (g / 20.0))[None, :]}
+
+
+@maker("sidechain.near-inverted")
+def _sidechain_inverted(i):
+    """The oracle's duck with the bass's polarity flipped: every duck reading is a level and reads the same,
+    but against the kick the low end they share cancels (the bass is mono, so no stereo reading sees it)."""
+    return {"bass.wav": -_sidechain_oracle(i)["bass.wav"]}
 
 
 @maker("sidechain.cheat-turned-down")
@@ -485,11 +516,14 @@ def _ep_crushed_fast(i):
 
 @maker("ep.cheat-crushed-clicks")
 def _ep_crushed_clicks(i):
-    """The crushed EP (5 ms release) turned down 6 dB, with one sample at -1.6 dBFS every 400 ms of each song:
-    while a block's crest factor read its largest sample, those clicks put it back (every gate passed:
-    1.000); it reads the 99.9th percentile now."""
-    parts = [ch.master_to(i[s], target_lufs=-9.0, ceiling_db=-1.5, release_ms=5) for s in SONGS]
-    return {"ep.wav": _ep([_planted_peaks(ch.gain(p, -6.0), every_s=0.4) for p in parts])}
+    """The EP crushed harder (toward -8 LUFS, 5 ms release) turned down 6 dB, with a two-sample click at -4.5
+    dBFS every 400 ms of each song: while a block's crest factor read its largest sample, one-sample clicks put
+    it back (every gate passed: 1.000); while a sample was held to 1.5 times its two nearest neighbours,
+    two-sample clicks did (each vouched for the other). A sample is held to 1.1 times the music 6 to 54
+    samples around it now, which leaves the clicks 0.1-0.2 dB: toward -9 LUFS, where the crushed EP alone
+    reads within the gate's soft width (a drop of 4.1 dB, 0.439 on seed 21), that was 0.511."""
+    parts = [ch.master_to(i[s], target_lufs=-8.0, ceiling_db=-1.5, release_ms=5) for s in SONGS]
+    return {"ep.wav": _ep([_planted_peaks(ch.gain(p, -6.0), every_s=0.4, peak_db=-4.5, width=2) for p in parts])}
 
 
 @maker("ep.cheat-no-gaps")

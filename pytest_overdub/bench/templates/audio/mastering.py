@@ -5,7 +5,10 @@
   takes up to 3.6 dB from its top octaves; the oracle EQs that back onto the mix's balance and limits again
   (``streaming.oracle-rebalanced``). Its slammed cheat releases in 5 ms, not 20 (``streaming.cheat-slammed-fast``):
   the 20 ms slam of a generated mix levels off at a peak-to-loudness ratio of 7.35-7.55, within the ``plr``
-  gate's soft width of its 8 dB (0.55 on seed 78).
+  gate's soft width of its 8 dB (0.55 on seed 78, when the gate read a whole-file true peak, soft 1; it reads
+  the median 400 ms block now, soft 0.5). Its planted-peaks cheat (published) slams toward -6 LUFS: toward
+  -7.5 and EQ'd back, a generated mix's median block can sit at 8.0-8.2 dB over its loudness (@1003), which
+  is what the instruction allows.
 * ``master-mid-side``: the published task on the variant's song.
 * ``master-match-reference``: the reference is another generated song of the same seed (tier 2, so an
   unrelated song: the tier is part of the generator's seed), through a tilt EQ drawn from the variant
