@@ -131,13 +131,18 @@ def _lufs_to_power(lufs: float) -> float:
     return 10.0 ** ((lufs - _OFFSET_DB) / 10.0)
 
 
-def gated_integrated(block_powers: np.ndarray) -> float:
-    """Integrated loudness of 400 ms block powers with the BS.1770-4 absolute and relative gates."""
+def _gated(block_powers: np.ndarray) -> np.ndarray:
+    """The 400 ms block powers above the BS.1770-4 absolute gate and then its relative gate."""
     kept = block_powers[block_powers > _lufs_to_power(ABSOLUTE_GATE_LUFS)]
     if kept.size == 0:
-        return FLOOR_DB
+        return kept
     relative = float(power_to_lufs(kept.mean())) + RELATIVE_GATE_LU
-    kept = kept[kept > _lufs_to_power(relative)]
+    return kept[kept > _lufs_to_power(relative)]
+
+
+def gated_integrated(block_powers: np.ndarray) -> float:
+    """Integrated loudness of 400 ms block powers with the BS.1770-4 absolute and relative gates."""
+    kept = _gated(block_powers)
     return float(power_to_lufs(kept.mean())) if kept.size else FLOOR_DB
 
 
@@ -153,11 +158,7 @@ def gated_share(seg: KSegments) -> float:
     blocks and pushed up in the rest reads loud in ``lufs``, which skips those blocks; here they count."""
     require("lufs", seg.n, seg.sr)
     powers = seg.window_powers(MOMENTARY_SEGMENTS)
-    kept = powers[powers > _lufs_to_power(ABSOLUTE_GATE_LUFS)]
-    if kept.size == 0:
-        return 0.0
-    relative = float(power_to_lufs(kept.mean())) + RELATIVE_GATE_LU
-    return float(np.count_nonzero(kept > _lufs_to_power(relative))) / powers.size
+    return _gated(powers).size / powers.size if powers.size else 0.0
 
 
 def series_from(seg: KSegments, n_segments: int) -> np.ndarray:
