@@ -15,6 +15,12 @@ What :func:`enter` sets, for the life of the process (a second :func:`enter` cha
 * the scorer's memo of renders and measured figures (:data:`.bench.context.PROCESS_MEMO`) and of audio
   tasks' inputs (:data:`.bench.audio.inputs.INPUT_MEMO`), kept by content while the runtime is active,
   and the figures of those read-only inputs, kept by identity (:mod:`.measure.kept`).
+* one BLAS thread (``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` set to 1 where
+  unset), when numpy is not yet imported (BLAS reads them as it loads): the few matrix products in the
+  meters (the true-peak filter bank) and devices are short, and a second BLAS thread only waits, spinning,
+  on a core an xdist worker needs (a mix task's rules took 32 CPU s for 23 s of wall time with OpenBLAS's
+  default threads, 23 CPU s with one). No value depends on it: dot products are summed outside BLAS
+  (:mod:`.dsp.sums`).
 * a one-line notice on stderr the first time numba compiles the DSP loops instead of loading them from its
   cache (:mod:`.dsp.jit`).
 * the garbage collector at the end: :func:`end` (the plugin's ``pytest_unconfigure``) or the interpreter's
@@ -93,10 +99,26 @@ def enter(owner: str) -> None:
     from .render.heap import tune_malloc
 
     tune_malloc()  # ctypes only: entering imports neither numpy nor numba
+    _one_blas_thread()
     if owner == "overdub":
         from .exiting import freeze_heap_at_exit
 
         freeze_heap_at_exit()  # the interpreter's shutdown collections would walk the scorer's whole heap
+
+
+#: The thread-count variables of the BLAS libraries numpy and scipy load (OpenBLAS, its OpenMP build, MKL).
+BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _one_blas_thread() -> None:
+    """One BLAS thread for this process and the workers it starts, unless numpy is already loaded (too late:
+    BLAS read its thread count then) or the user set a count (theirs is kept)."""
+    import sys
+
+    if "numpy" in sys.modules:
+        return
+    for name in BLAS_THREAD_VARS:
+        os.environ.setdefault(name, "1")
 
 
 def active() -> bool:

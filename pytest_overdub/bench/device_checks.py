@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..dsp.levels import gain_to_db
+from ..dsp.sums import dot
 from ..errors import TaskError
 from ..song.model import Master, Song, Track
 
@@ -291,7 +292,7 @@ def repeat_levels_db(dry: np.ndarray, out: np.ndarray, *, sr: int, hits: list[tu
         energy = float(np.sum(d[a:b] ** 2)) if a < b else 0.0
         if energy <= 1e-6:
             continue
-        levels.append(float(gain_to_db(abs(float(np.dot(w[a + lag:b + lag], d[a:b]))) / energy)))
+        levels.append(float(gain_to_db(abs(dot(w[a + lag:b + lag], d[a:b])) / energy)))
     return levels
 
 

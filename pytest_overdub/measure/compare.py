@@ -57,9 +57,12 @@ Conventions (docs/audio-tasks.md):
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from pytest_overdub.dsp.levels import FLOOR_DB, amplitude_db, power_db
+from pytest_overdub.dsp.sums import dot
 
 OCTAVES_HZ = (63.0, 125.0, 250.0, 500.0, 1000.0, 2000.0, 4000.0, 8000.0)
 CLIP_LEVEL = 0.999
@@ -136,8 +139,8 @@ def correlation(a: np.ndarray, b: np.ndarray) -> float:
     a = np.asarray(a, dtype=np.float64).ravel()
     b = np.asarray(b, dtype=np.float64).ravel()
     a, b = a - a.mean(), b - b.mean()
-    den = float(np.sqrt(np.dot(a, a) * np.dot(b, b)))
-    return float(np.dot(a, b) / den) if den > 0 else 0.0
+    den = math.sqrt(dot(a, a) * dot(b, b))
+    return dot(a, b) / den if den > 0 else 0.0
 
 
 def _envelope_db(x: np.ndarray, *, sr: int, frame_s: float = 0.01) -> np.ndarray:
@@ -386,7 +389,7 @@ def image_correlation(answer: np.ndarray, source: np.ndarray, *, sr: int, n_fft:
         return np.sum(side * mid.conj(), axis=0)
 
     side_s, mid_s = s[0] - s[1], s[0] + s[1]
-    if float(np.dot(side_s, side_s)) <= float(np.dot(mid_s, mid_s)) * 10.0 ** (IMAGE_MONO_DB / 10.0):
+    if dot(side_s, side_s) <= dot(mid_s, mid_s) * 10.0 ** (IMAGE_MONO_DB / 10.0):
         return 1.0
     f = np.fft.rfftfreq(n_fft, 1.0 / sr)
     sel = (f >= 63.0) & (f < 16000.0)

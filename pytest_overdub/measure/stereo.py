@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from pytest_overdub.dsp.sums import dot
 from pytest_overdub.errors import MeasureError
 from pytest_overdub.measure._input import FLOOR_DB, as_signal, power_db
 from pytest_overdub.measure.minimums import require
@@ -31,10 +32,10 @@ def _channels(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def channel_dots(x: np.ndarray) -> tuple[float, float, float]:
     """``(sum L^2, sum R^2, sum LR)`` of a validated signal (a mono signal is its own right channel)."""
     left, right = _channels(x)
-    ll = float(np.dot(left, left))
+    ll = dot(left, left)
     if x.shape[0] == 1:
         return ll, ll, ll
-    return ll, float(np.dot(right, right)), float(np.dot(left, right))
+    return ll, dot(right, right), dot(left, right)
 
 
 def correlation_of(x: np.ndarray, *, dots: tuple[float, float, float] | None = None) -> float:
@@ -57,7 +58,7 @@ def side_db_from_dots(ll: float, rr: float, lr: float) -> float:
 
 
 def _side_ratio_db(mid: np.ndarray, side: np.ndarray) -> float:
-    return _side_ratio_from(float(np.dot(mid, mid)), float(np.dot(side, side)))
+    return _side_ratio_from(dot(mid, mid), dot(side, side))
 
 
 def _side_ratio_from(mm: float, ss: float) -> float:

@@ -67,3 +67,32 @@ def test_correlation_holds_for_very_quiet_and_very_loud_signals(scale):
     x = np.vstack([left, 0.6 * left + 0.8 * rng.standard_normal(4800)])
     assert correlation(x * scale, sr=48000) == pytest.approx(correlation(x, sr=48000), abs=1e-12)
     assert 0.5 < correlation(x, sr=48000) < 0.7
+
+
+_THREADS_PROBE = """
+import numpy as np
+from pytest_overdub.measure import correlation, side_db
+from pytest_overdub.measure.compare import correlation as pearson
+rng = np.random.default_rng(5)
+x = rng.standard_normal((2, 3_000_000)) * [[0.3], [0.2]]
+x[1] += 0.5 * x[0]
+print(repr(correlation(x, sr=48000)), repr(side_db(x, sr=48000)), repr(pearson(x[0], x[1])))
+"""
+
+
+def test_stereo_figures_do_not_depend_on_blas_threads():
+    """A long stereo correlation, side level and Pearson correlation, measured in a process with one BLAS
+    thread and in one with four, are the same to the last bit (a BLAS dot product split across threads
+    sums in another order: 1e-15 apart)."""
+    import os
+    import subprocess
+    import sys
+
+    def run(threads: str) -> str:
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+        out = subprocess.run([sys.executable, "-c", _THREADS_PROBE], capture_output=True, text=True, env=env,
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    assert run("1") == run("4")
