@@ -165,28 +165,38 @@ def same_length(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def band_gain_db(x: np.ndarray, y: np.ndarray, *, sr: int, band: tuple[float, float]) -> float:
-    """Power of ``y`` over power of ``x`` in ``band`` = [lo, hi) Hz, dB (whole-signal FFT)."""
+    """Power of ``y`` over power of ``x`` in ``band`` = [lo, hi) Hz, dB (whole-signal FFT, both zero-padded
+    to :func:`fft_length` of the longer)."""
     x, y = same_length(x, y)
-    f = np.fft.rfftfreq(x.shape[-1], 1.0 / sr)
+    n = fft_length(x.shape[-1])
+    f = np.fft.rfftfreq(n, 1.0 / sr)
     m = (f >= band[0]) & (f < band[1])
-    px = float(np.sum(power_spectrum(x)[:, m]))
-    py = float(np.sum(power_spectrum(y)[:, m]))
+    px = float(np.sum(power_spectrum(x, n)[:, m]))
+    py = float(np.sum(power_spectrum(y, n)[:, m]))
     if px <= 0:
         raise TaskError(f"the track has no energy in {band[0]:g}-{band[1]:g} Hz to compare")
     return 10.0 * math.log10(max(py / px, 1e-12))
 
 
-def power_spectrum(x: np.ndarray) -> np.ndarray:
-    """``|rfft(x)|²`` per channel, read-only: the same samples give the same array, so a scorer process
-    (:mod:`pytest_overdub.runtime`) keeps the last few by a digest of the samples (:data:`SPECTRA`). A
-    song-length FFT costs about a second on this bench's lengths (they are seldom FFT-friendly), and a
-    device task reads the spectra of one bypass and one insert render for each band it checks, for every
-    answer the self-check scores."""
+def fft_length(n: int) -> int:
+    """The smallest length of at least ``n`` samples whose real FFT is fast (2, 3 and 5 smooth:
+    ``scipy.fft.next_fast_len``). A render's length is seldom one: a song-length FFT of a length with a
+    large prime factor took 0.4-2.4 s here, padded to this length 0.09-0.24 s."""
+    from scipy.fft import next_fast_len
+
+    return int(next_fast_len(int(n), real=True))
+
+
+def power_spectrum(x: np.ndarray, n: int) -> np.ndarray:
+    """``|rfft(x, n)|²`` per channel (``x`` zero-padded to ``n`` samples), read-only: the same samples give
+    the same array, so a scorer process (:mod:`pytest_overdub.runtime`) keeps the last few by a digest of
+    the samples (:data:`SPECTRA`). A device task reads the spectra of one bypass and one insert render for
+    each band it checks, for every answer the self-check scores."""
     from .. import runtime
 
     if not runtime.active():
-        return np.abs(np.fft.rfft(x, axis=-1)) ** 2
-    return SPECTRA.get(x, "power", lambda a: np.abs(np.fft.rfft(a, axis=-1)) ** 2)
+        return np.abs(np.fft.rfft(x, n, axis=-1)) ** 2
+    return SPECTRA.get(x, f"power{n}", lambda a: np.abs(np.fft.rfft(a, n, axis=-1)) ** 2)
 
 
 def _rfft(x: np.ndarray, nfft: int) -> np.ndarray:
