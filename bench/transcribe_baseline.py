@@ -135,7 +135,7 @@ def main() -> int:
                         help="variants instead of the bench's tasks: <task>@<seed> or <task>@A-B")
     args = parser.parse_args()
     bench = bundled_bench()
-    width = max(30, *(len(v) + 1 for v in variant_ids(args.variants or [])))
+    width = max([30, *(len(v) + 1 for v in variant_ids(args.variants or []))])
     print(f"{'task':<{width}} {'tier':>4}  {'part':<6} {'oracle F1':>9} {'naive F1':>8} {'naive P':>7} {'naive R':>7} "
           f"{'naive F1+off':>12} {'octaves':>7}  {'oracle score':>12} {'naive score':>11}")
     for task, oracle in tasks_and_oracles(args, bench):
