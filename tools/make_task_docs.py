@@ -262,7 +262,8 @@ nothing else: no tempo, no stems, no track count. It answers notes per part
 ([transcription](transcription.md)). Every part has the same figures: `f1-<part>` (note F1, onsets within 50 ms and pitch
 within 50 cents; weighted, the score is their weighted mean) and, shown but not scored (w0),
 `precision-`, `recall-`, `f1-offsets-`, `octaves-` and `rhythm-<part>`; the gate `gate-<part>` holds the
-named part's F1 at 0.5 or more. No house gates: nothing is rendered from the answer.
+named part's F1 at 0.5 or more, and the gate `surplus-<part>` more of its written notes right than wrong (no
+hedging). No house gates: nothing is rendered from the answer.
 
 | task | tier | song | heard | parts (tracks) | gate |
 |---|---|---|---|---|---|
@@ -295,7 +296,9 @@ def transcription_page(tasks: list[dict]) -> str:
             details.append(f"- `f1-{part}`: {part}: note F1 (onset within 50 ms, pitch within 50 cents) "
                            f"[1, …] ±1 w{_num(w)}")
             details += [f"- `{ident}-{part}`: {part}: {text} w0" for ident, text in FIGURES]
-        details.append(f"- `gate-{t['gate']}`: {t['gate']}: note F1 [0.5, …] G\n")
+        details.append(f"- `gate-{t['gate']}`: {t['gate']}: note F1 [0.5, …] G")
+        details.append(f"- `surplus-{t['gate']}`: {t['gate']}: notes written right minus notes written wrong "
+                       "[1, …] G\n")
     return TRANSCRIPTION_HEAD + "\n".join(rows) + "\n\n" + "\n".join(details)
 
 

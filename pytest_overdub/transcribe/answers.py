@@ -22,6 +22,9 @@ Makers:
 * ``scale-arpeggio`` (cheat): a constant arpeggio of the song key's scale (degrees 1, 3, 5, 8) on every
   eighth note, in each part's register.
 * ``tempo-off`` (near miss): the true notes in beats, with a tempo 3 % off the song's.
+* ``hedge-octaves`` (cheat): every true note of every part written twice, at its pitch and an octave up.
+* ``hedge-onsets`` (cheat): every true note of every part written twice, at its onset and one grid step
+  later.
 """
 
 from __future__ import annotations
@@ -162,9 +165,23 @@ def _scale_arpeggio(task, song, truth, source) -> Answer:
     return _seconds(out, source, task)
 
 
+def _hedge_octaves(task, song, truth, source) -> Answer:
+    out = {part: [m for n in notes for m in (n, TimedNote(n.pitch + 12, n.onset_s, n.offset_s))]
+           for part, notes in truth.items()}
+    return _seconds(out, source, task)
+
+
+def _hedge_onsets(task, song, truth, source) -> Answer:
+    step_s = task.grid * 60.0 / song.tempo
+    out = {part: [m for n in notes for m in (n, TimedNote(n.pitch, n.onset_s + step_s, n.offset_s + step_s))]
+           for part, notes in truth.items()}
+    return _seconds(out, source, task)
+
+
 MAKERS: dict[str, Callable[[TranscriptionTask, Song, dict[str, list[TimedNote]], str], Answer]] = {
     "truth": _truth, "beats": _beats, "midi": _midi, "played": _played, "every-step": _every_step,
     "octave-off": _octave_off, "scale-arpeggio": _scale_arpeggio, "tempo-off": _tempo_off,
+    "hedge-octaves": _hedge_octaves, "hedge-onsets": _hedge_onsets,
 }
 
 

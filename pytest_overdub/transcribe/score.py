@@ -1,6 +1,7 @@
 """Scoring a transcription answer (docs/transcription.md).
 
-    score = (Σ part weight × part F1 / Σ part weights) × (1 if the gate part's F1 ≥ 0.5 else 0)
+    score = (Σ part weight × part F1 / Σ part weights) × (1 if the gate part's F1 ≥ 0.5 and more of its
+            written notes are right than wrong, else 0)
 
 The F1 is onset-and-pitch F1 (:mod:`.matching`); precision, recall, F1 with offsets, octave errors and
 rhythm are reported beside it with weight 0 (shown in every result, never scored). No answer (the
@@ -27,6 +28,8 @@ def figure(check: TranscriptionCheck, ref: list, est: list, *, step_s: float) ->
     if check.figure == "rhythm":
         return matching.rhythm(ref, est, step_s=step_s)
     f = matching.figures(ref, est, offsets=check.figure == "f1Offsets")
+    if check.figure == "surplus":
+        return float(f.matched - (f.n_est - f.matched))  # notes written right minus notes written wrong
     return {"f1": f.f1, "f1Offsets": f.f1, "precision": f.precision, "recall": f.recall}[check.figure]
 
 

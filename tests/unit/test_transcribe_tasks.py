@@ -139,3 +139,40 @@ def test_overdub_start_hands_over_the_mix_and_never_the_song(tmp_path, monkeypat
     capsys.readouterr()
     assert start_main(["transcribe-bass-under-drums"]) == 0  # no --out: the cached file's path
     assert capsys.readouterr().out.strip().startswith(str(tmp_path / "cache"))
+
+
+def _hook_answer(notes):
+    from pytest_overdub.transcribe.answer import answer_from_data
+
+    return answer_from_data({"time": "beats", "tempo": 92, "parts": {"hook": notes}}, parts=["hook"],
+                            source="test")
+
+
+def _first_hook_notes(k):
+    """The first ``k`` notes of night-shift's hook in beats (E5 for a beat, D5 and C5 half a beat, ...)."""
+    truth = reference(BENCH.task("transcribe-solo-hook"), BENCH.song("night-shift"))["hook"]
+    return [{"p": n.pitch, "t": n.onset_s / BEAT_92, "d": n.duration_s / BEAT_92} for n in truth[:k]]
+
+
+def test_a_hedged_hook_passes_the_f1_gate_and_fails_the_surplus_gate():
+    """Each of the hook's 38 notes written at its pitch and an octave up: 38 of 76 notes right, F1 2/3,
+    above the 0.5 F1 gate, but right minus wrong is 0: the surplus gate holds the task at 0."""
+    task = BENCH.task("transcribe-solo-hook")
+    notes = _first_hook_notes(38)
+    hedged = notes + [dict(n, p=n["p"] + 12) for n in notes]
+    r = score_task(task, _hook_answer(hedged), bench=BENCH)
+    assert r.check("f1-hook").value == pytest.approx(2 / 3)
+    assert r.check("gate-hook").score == 1.0
+    assert r.check("surplus-hook").value == 0.0 and r.check("surplus-hook").score == 0.0
+    assert r.score == 0.0
+
+
+def test_an_honest_transcription_with_a_few_wrong_notes_clears_both_gates():
+    """All 38 notes, 3 of them a semitone off: 35 right, 3 wrong (surplus 32), F1 35/38."""
+    task = BENCH.task("transcribe-solo-hook")
+    notes = _first_hook_notes(38)
+    for i in (4, 17, 30):
+        notes[i] = dict(notes[i], p=notes[i]["p"] + 1)
+    r = score_task(task, _hook_answer(notes), bench=BENCH)
+    assert r.check("surplus-hook").value == 32.0
+    assert r.score == round(35 / 38, 3)  # a task score is given to 3 decimals

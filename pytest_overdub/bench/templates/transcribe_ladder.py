@@ -10,7 +10,8 @@ the excerpt (the song's first verse and chorus: the whole song at tiers 1 and 2,
 3), the instruments the instruction names. The blind instruction names no tempo, key, stem or track count.
 The answers are made from the truth by :data:`~pytest_overdub.transcribe.answers.MAKERS`: the oracle the
 true notes; the near miss the true notes in beats at a tempo 3 % off; cheats every pitch on every grid
-step, the gated part an octave down and a constant scale arpeggio.
+step, the gated part an octave down, a constant scale arpeggio, and every note hedged twice (in two
+octaves, or at two onsets).
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ def _answers(gate: str, *, parts: list[str]) -> tuple[Answer, tuple[Answer, ...]
                (f"f1-{gate}", f"gate-{gate}"), make="octave-off"),
         Answer("cheat-scale-arpeggio", "A constant arpeggio of the key's scale on every eighth note, in each "
                "part's register.", [], every, make="scale-arpeggio"),
+        Answer("cheat-hedge-octaves", "Every true note written twice, at its pitch and an octave up: each "
+               "matches once, so half the notes written are wrong.", [], (f"f1-{gate}", f"surplus-{gate}"),
+               make="hedge-octaves"),
+        Answer("cheat-hedge-onsets", "Every true note written twice, at its onset and a grid step later: "
+               "half the notes written are wrong.", [], (f"f1-{gate}", f"surplus-{gate}"), make="hedge-onsets"),
     )
     return oracle, misses
 
