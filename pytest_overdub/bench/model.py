@@ -868,14 +868,34 @@ class LikenessCheck(_Against):
 class UnexplainedCheck(_Against):
     """The share of ``file`` that no filter of ``against`` explains (dB,
     :func:`~pytest_overdub.measure.compare.unexplained_db`): an EQ of the input reads -27 dB or lower; other
-    material blended in shows."""
+    material blended in shows. ``of: "side"`` reads the two files' sides (``(L - R) / 2``) instead of
+    their channels, and ``band`` [lo, hi) Hz the share of ``file``'s power in that band: a side raised by
+    a shelf is the input's side filtered; one raised by noise or by other material is not."""
 
     kind: Literal["unexplained"]
+    of: Literal["channels", "side"] = "channels"
+    band: tuple[float, float] | None = None
+
+    @model_validator(mode="after")
+    def _band(self) -> "UnexplainedCheck":
+        if self.band is not None and not 0 <= self.band[0] < self.band[1]:
+            raise ValueError(f"unexplained needs band [lo, hi] Hz with 0 <= lo < hi, got {list(self.band)}")
+        return self
 
     def value(self, ctx: Any) -> float:
         from ..measure.compare import unexplained_db
 
-        return unexplained_db(ctx.get(self.file), ctx.get(self.against), sr=ctx.sr)
+        a, b = ctx.get(self.file), ctx.get(self.against)
+        if self.of == "side":
+            a, b = _side(a), _side(b)
+        return unexplained_db(a, b, sr=ctx.sr, band_hz=self.band)
+
+
+def _side(x: Any) -> Any:
+    """``(L - R) / 2`` of a stereo file; silence for a one-channel file (it has no side)."""
+    import numpy as np
+
+    return (x[0] - x[1]) / 2.0 if x.shape[0] == 2 else np.zeros(x.shape[-1])
 
 
 class ImageCheck(_Against):

@@ -296,8 +296,9 @@ def block_peak_db(x: np.ndarray, *, sr: int, block_s: float = 0.4, under_db: flo
 
 
 def incoherent_db(answer: np.ndarray, source: np.ndarray, *, sr: int, start_s: float, stop_s: float,
-                  n_fft: int = 1024) -> float:
-    """The share of ``answer`` in the span that no filter of ``source`` explains, dB (see module)."""
+                  n_fft: int = 1024, band_hz: tuple[float, float] | None = None) -> float:
+    """The share of ``answer`` in the span that no filter of ``source`` explains, dB (see module);
+    ``band_hz``: of ``answer``'s power in [lo, hi) Hz only."""
     a0, b0 = int(round(max(start_s, 0.0) * sr)), int(round(stop_s * sr))
     hop = n_fft // 2
 
@@ -310,6 +311,10 @@ def incoherent_db(answer: np.ndarray, source: np.ndarray, *, sr: int, start_s: f
         return np.fft.rfft(seg[:, idx] * np.hanning(n_fft), axis=-1).reshape(-1, n_fft // 2 + 1)
 
     spec_a, spec_s = frames(answer), frames(source)
+    if band_hz is not None:
+        f = np.fft.rfftfreq(n_fft, 1.0 / sr)
+        keep = (f >= band_hz[0]) & (f < band_hz[1])
+        spec_a, spec_s = spec_a[:, keep], spec_s[:, keep]
     total = float(np.sum(np.abs(spec_a) ** 2))
     if total <= 0:
         return FLOOR_DB
@@ -350,13 +355,15 @@ def polarity_correlation(answer: np.ndarray, source: np.ndarray, *, sr: int, max
 
 
 def unexplained_db(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.1,
-                   n_fft: int = 8192) -> float:
+                   n_fft: int = 8192, band_hz: tuple[float, float] | None = None) -> float:
     """The share of the whole ``answer`` that no filter of ``source`` explains, dB (:func:`incoherent_db` over
     8192-sample frames, after ``answer``'s lag within ±``max_lag_s`` is taken out, either polarity): an EQ,
-    however steep, reads -27 dB or lower; another song blended 10 dB under the music about -9 dB."""
+    however steep, reads -27 dB or lower; another song blended 10 dB under the music about -9 dB.
+    ``band_hz``: the share of ``answer``'s power in that band."""
     lag = latency_samples(answer, source, sr=sr, max_lag_s=max_lag_s, either_polarity=True)
     n = np.shape(source)[-1]
-    return incoherent_db(shifted(answer, lag), source, sr=sr, start_s=0.0, stop_s=n / sr, n_fft=n_fft)
+    return incoherent_db(shifted(answer, lag), source, sr=sr, start_s=0.0, stop_s=n / sr, n_fft=n_fft,
+                         band_hz=band_hz)
 
 
 #: A source whose side (L-R) is this far under its mid (L+R) has no stereo image to keep (a mono source).

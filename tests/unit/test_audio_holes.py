@@ -181,6 +181,43 @@ def test_another_sound_blended_under_an_eq_shows_and_a_late_inverted_eq_does_not
     assert unexplained_db(eqd + other, mix, sr=SR) > hi
 
 
+# --- mid/side: the top's side made wider is the mix's own side, not noise ---------------------------------
+
+def test_a_side_shelved_up_is_explained_and_noise_added_to_the_side_is_not():
+    """Of the side above 4 kHz: the oracle's shelf (+3 dB through LR4 crossovers) is a filter of the mix's
+    side; noise added there with the power the top already has is half the top's power: 10 log10(1/2)."""
+    from pytest_overdub.bench.model import UnexplainedCheck
+
+    (_, hi), soft = _gate("master-mid-side", "top-is-side")
+    rng = np.random.default_rng(12)
+    mid, side = rng.standard_normal(6 * SR), 0.3 * rng.standard_normal(6 * SR)
+    mix = ch.left_right(mid, side)
+    shelved = ch.ms_master(mix, mono_below_hz=120, wide_above_hz=4000, wide_db=3.0)
+    top = ch.ms_master(mix, mono_below_hz=3999, wide_above_hz=4000, wide_db=0.0)  # the side above 4 kHz
+    top_side = (top[0] - top[1]) / 2
+    noise = ch.ms_master(ch.left_right(np.zeros(6 * SR), rng.standard_normal(6 * SR)), mono_below_hz=3999,
+                         wide_above_hz=4000, wide_db=0.0)
+    noise *= np.sqrt(np.mean(top_side ** 2) / np.mean(((noise[0] - noise[1]) / 2) ** 2))
+    noisy = ch.ms_master(mix, mono_below_hz=120, wide_above_hz=4000, wide_db=0.0) + noise
+
+    check = UnexplainedCheck.model_validate({"id": "t", "label": "t", "kind": "unexplained", "target": [None, hi],
+                                             "file": "a", "against": "b", "of": "side", "band": [4000, 20000]})
+
+    class Ctx:
+        sr = SR
+
+        def __init__(self, a):
+            self.files = {"a": a, "b": mix}
+
+        def get(self, name):
+            return self.files[name]
+
+    assert check.value(Ctx(shelved)) < hi - 10
+    assert check.value(Ctx(noisy)) == pytest.approx(10 * np.log10(0.5), abs=0.5)
+    assert check.value(Ctx(noisy)) > hi + soft  # the gate's score is 0
+    assert check.value(Ctx(mix[:1])) == -120.0  # one channel: no side, nothing to explain
+
+
 # --- left and right: a swapped answer mirrors the image; EQ, delay, polarity and one-sided width do not --
 
 def _panned(seconds: float) -> np.ndarray:

@@ -437,6 +437,23 @@ def _midside_widen(i):
     return {"master.wav": ch.left_right(mid, side * 10 ** (3.0 / 20))}
 
 
+@maker("midside.cheat-noise-widen")
+def _midside_noise_widen(i):
+    """The lows made mono as the oracle does, and the top "widened" by noise: seeded noise above 4 kHz added
+    to the side with as much power as its top already has, so the side-to-mid ratio there rises 3 dB while
+    the mix's own side is left as it was."""
+    from ...dsp.compiled import SOS
+    from ...dsp.filters import Crossover
+
+    base = ch.ms_master(i["mix.wav"], mono_below_hz=120, wide_above_hz=4000, wide_db=0.0)
+    mid, side = ch.mid_side(base)
+    split = Crossover(freq_hz=4000, sr=SR, loop=SOS)
+    top = split.split(side[None, :])[1][0]
+    noise = split.split(np.random.default_rng(4000).standard_normal((1, side.size)))[1][0]
+    noise *= np.sqrt(float(np.mean(top ** 2)) / max(float(np.mean(noise ** 2)), 1e-30))
+    return {"master.wav": ch.left_right(mid, side + noise)}
+
+
 @maker("midside.cheat-highpass")
 def _midside_hp(i):
     return {"master.wav": ch.eq(i["mix.wav"], hp=120)}
