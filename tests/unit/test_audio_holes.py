@@ -35,6 +35,18 @@ def _master(music_s: float = 3.0, tail_s: float = 1.0) -> np.ndarray:
     return np.round(x * 2.0 ** 23) / 2.0 ** 23
 
 
+class _Files:
+    """What a check's ``value`` reads of an audio task's context: the sample rate and files by name."""
+
+    sr = SR
+
+    def __init__(self, files: dict):
+        self.files = files
+
+    def get(self, name: str) -> np.ndarray:
+        return self.files[name]
+
+
 def _as_float(q: np.ndarray) -> np.ndarray:
     return q.astype(np.float64) * LSB16
 
@@ -200,22 +212,16 @@ def test_a_side_shelved_up_is_explained_and_noise_added_to_the_side_is_not():
     noise *= np.sqrt(np.mean(top_side ** 2) / np.mean(((noise[0] - noise[1]) / 2) ** 2))
     noisy = ch.ms_master(mix, mono_below_hz=120, wide_above_hz=4000, wide_db=0.0) + noise
 
-    check = UnexplainedCheck.model_validate({"id": "t", "label": "t", "kind": "unexplained", "target": [None, hi],
-                                             "file": "a", "against": "b", "of": "side", "band": [4000, 20000]})
+    check = UnexplainedCheck.model_validate(next(c for c in json.loads(
+        (TASKS / "master-mid-side.json").read_text(encoding="utf-8"))["checks"] if c["id"] == "top-is-side"))
 
-    class Ctx:
-        sr = SR
+    def ctx(answer):
+        return _Files({"master.wav": answer, "input:mix.wav": mix})
 
-        def __init__(self, a):
-            self.files = {"a": a, "b": mix}
-
-        def get(self, name):
-            return self.files[name]
-
-    assert check.value(Ctx(shelved)) < hi - 10
-    assert check.value(Ctx(noisy)) == pytest.approx(10 * np.log10(0.5), abs=0.5)
-    assert check.value(Ctx(noisy)) > hi + soft  # the gate's score is 0
-    assert check.value(Ctx(mix[:1])) == -120.0  # one channel: no side, nothing to explain
+    assert check.value(ctx(shelved)) < hi - 10
+    assert check.value(ctx(noisy)) == pytest.approx(10 * np.log10(0.5), abs=0.5)
+    assert check.value(ctx(noisy)) > hi + soft  # the gate's score is 0
+    assert check.value(ctx(mix[:1])) == -120.0  # one channel: no side, nothing to explain
 
 
 # --- left and right: a swapped answer mirrors the image; EQ, delay, polarity and one-sided width do not --
@@ -265,18 +271,12 @@ def test_a_cut_made_after_the_first_quarter_reads_no_cut_in_the_quarter_cut_leas
     cut = ch.gain(x, -6.0)  # a broadband 6 dB cut moves every band's level by exactly -6 dB
     late = np.concatenate([x[:, : x.shape[1] // 4], cut[:, x.shape[1] // 4:]], axis=1)
 
-    class Ctx:
-        sr = SR
+    def ctx(answer):
+        return _Files({"mix.wav": answer, "input:mix.wav": x})
 
-        def __init__(self, answer):
-            self.files = {"mix.wav": answer, "input:mix.wav": x}
-
-        def get(self, name):
-            return self.files[name]
-
-    assert check.value(Ctx(cut)) == pytest.approx(-6.0, abs=1e-6)  # the whole song cut: every quarter -6
-    assert check.value(Ctx(late)) == pytest.approx(0.0, abs=1e-6)  # the first quarter untouched
-    assert check.value(Ctx(late)) > hi + soft  # fails the gate
+    assert check.value(ctx(cut)) == pytest.approx(-6.0, abs=1e-6)  # the whole song cut: every quarter -6
+    assert check.value(ctx(late)) == pytest.approx(0.0, abs=1e-6)  # the first quarter untouched
+    assert check.value(ctx(late)) > hi + soft  # fails the gate
 
 
 # --- sidechain: the bass in its own polarity ------------------------------------------------------------
