@@ -912,8 +912,8 @@ class ImageCheck(_Against):
 
 
 class DuckCheck(_Audio):
-    """The gain ``file`` has over ``source`` around each hit of ``hits`` (a clean percussive input):
-    ``depth`` the median over hits of the lowest gain in the first 80 ms, ``hold`` the median gain 20-50 ms
+    """The gain ``file`` (its latency within 5 ms taken out) has over ``source`` around each hit of ``hits``
+    (a clean percussive input): ``depth`` the median over hits of the lowest gain in the first 80 ms, ``hold`` the median gain 20-50 ms
     after the hit, ``recovery`` the median gain 250-350 ms after the hit, ``between`` the 2nd percentile of the gain from 350 ms after a hit to 20 ms
     before the next (dB)."""
 
@@ -923,9 +923,11 @@ class DuckCheck(_Audio):
     measure: Literal["depth", "hold", "recovery", "between"]
 
     def value(self, ctx: Any) -> float:
-        from .audio.readings import duck
+        from .audio.readings import duck, duck_aligned
 
-        return duck(ctx.get(self.file), ctx.get(self.source), ctx.get(self.hits), sr=ctx.sr, measure=self.measure)
+        answer = ctx.figure(("duck-aligned", self.file, self.source),  # once for the answer's four readings
+                            lambda: duck_aligned(ctx.get(self.file), ctx.get(self.source), sr=ctx.sr))
+        return duck(answer, ctx.get(self.source), ctx.get(self.hits), sr=ctx.sr, measure=self.measure)
 
 
 class HitsCheck(_Audio):

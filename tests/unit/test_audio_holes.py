@@ -35,16 +35,12 @@ def _master(music_s: float = 3.0, tail_s: float = 1.0) -> np.ndarray:
     return np.round(x * 2.0 ** 23) / 2.0 ** 23
 
 
-class _Files:
-    """What a check's ``value`` reads of an audio task's context: the sample rate and files by name."""
+def _context(files: dict):
+    """An audio task's context holding ``files`` by name (an answer file, or ``input:<name>``)."""
+    from pytest_overdub.bench.audio.score import AudioContext
 
-    sr = SR
-
-    def __init__(self, files: dict):
-        self.files = files
-
-    def get(self, name: str) -> np.ndarray:
-        return self.files[name]
+    return AudioContext(inputs={k[len("input:"):]: v for k, v in files.items() if k.startswith("input:")},
+                        answer={k: v for k, v in files.items() if not k.startswith("input:")}, sr=SR)
 
 
 def _as_float(q: np.ndarray) -> np.ndarray:
@@ -115,6 +111,8 @@ def test_a_reverb_lifting_the_body_fails_and_parallel_compression_passes():
     late = np.concatenate([np.zeros((2, 240)), honest[:, :-240]], axis=1)  # a chain's 5 ms latency
     assert latency_samples(late, x, sr=SR) == 240
     assert hit_change(late, x, sr=SR, measure="incoherent") == hit_change(honest, x, sr=SR, measure="incoherent")
+    # delivered in inverted polarity, late or not: still the hits (the lag is found either polarity)
+    assert hit_change(-late, x, sr=SR, measure="incoherent") == hit_change(honest, x, sr=SR, measure="incoherent")
     verb = run_effect(x, "core.verb", {"mix": 1.0, "predelay": 0, "decay": 1.0, "size": 0.5, "lowcut": 20})
     cheat = x + ch.gain(verb, 10.0)
     assert hit_change(cheat, x, sr=SR, measure="body") > 3.0  # it lifts the body as much
@@ -216,7 +214,7 @@ def test_a_side_shelved_up_is_explained_and_noise_added_to_the_side_is_not():
         (TASKS / "master-mid-side.json").read_text(encoding="utf-8"))["checks"] if c["id"] == "top-is-side"))
 
     def ctx(answer):
-        return _Files({"master.wav": answer, "input:mix.wav": mix})
+        return _context({"master.wav": answer, "input:mix.wav": mix})
 
     assert check.value(ctx(shelved)) < hi - 10
     assert check.value(ctx(noisy)) == pytest.approx(10 * np.log10(0.5), abs=0.5)
@@ -272,7 +270,7 @@ def test_a_cut_made_after_the_first_quarter_reads_no_cut_in_the_quarter_cut_leas
     late = np.concatenate([x[:, : x.shape[1] // 4], cut[:, x.shape[1] // 4:]], axis=1)
 
     def ctx(answer):
-        return _Files({"mix.wav": answer, "input:mix.wav": x})
+        return _context({"mix.wav": answer, "input:mix.wav": x})
 
     assert check.value(ctx(cut)) == pytest.approx(-6.0, abs=1e-6)  # the whole song cut: every quarter -6
     assert check.value(ctx(late)) == pytest.approx(0.0, abs=1e-6)  # the first quarter untouched
@@ -357,6 +355,37 @@ def test_a_blip_at_each_kick_reads_the_depth_but_not_the_hold():
     assert duck(bass * held, bass, kicks, sr=SR, measure="hold") == pytest.approx(-6.0206, abs=0.01)
     assert duck(bass * blip, bass, kicks, sr=SR, measure="hold") == pytest.approx(0.0, abs=0.01)
     assert 0.0 >= hi + soft  # the blip scores 0 on the gate
+
+
+def test_a_duck_is_read_after_a_latency_of_a_few_ms_and_not_after_a_late_bass():
+    """Read sample-aligned, a ducked bass of plucked notes 2 ms late (a look-ahead's latency) moved the gain
+    of the 5 ms frames at each note's start and read a duck between the kicks; the check takes a latency
+    within 5 ms out first. A bass 10 ms late is late against its kick and reads as it is."""
+    from pytest_overdub.bench.audio.readings import duck
+    from pytest_overdub.bench.model import DuckCheck
+
+    check = DuckCheck.model_validate(next(c for c in json.loads(
+        (TASKS / "mixdown-sidechain-bass.json").read_text(encoding="utf-8"))["checks"] if c["id"] == "between"))
+    (lo, _), soft = _gate("mixdown-sidechain-bass", "between")
+    t = np.arange(6 * SR) / SR
+    pluck = np.exp(-((t % 0.25) / 0.06))  # a note every 250 ms, each falling away
+    bass = 0.3 * np.stack([np.sin(2 * np.pi * 55 * t) * pluck] * 2)
+    kicks, gain = np.zeros_like(bass), np.ones(t.size)
+    for start in np.arange(0.5, 5.5, 1.0):
+        a = int(start * SR)
+        kicks[:, a: a + 48] = 0.9
+        gain[a: a + int(0.1 * SR)] = 0.5
+    honest = bass * gain
+
+    def late(x, n):
+        return np.concatenate([np.zeros((2, n)), x[:, :-n]], axis=1)
+
+    def ctx(answer):
+        return _context({"bass.wav": answer, "input:stems/bass.wav": bass, "input:stems/kick.wav": kicks})
+
+    assert duck(late(honest, 96), bass, kicks, sr=SR, measure="between") < lo  # unaligned: a false duck
+    assert check.value(ctx(late(honest, 96))) == check.value(ctx(honest)) == pytest.approx(0.0, abs=0.01)
+    assert check.value(ctx(late(honest, 480))) < lo - soft
 
 
 # --- streaming: the song's peaks, not a planted one ---------------------------------------------------
