@@ -913,9 +913,9 @@ class ImageCheck(_Against):
 
 class DuckCheck(_Audio):
     """The gain ``file`` (its latency within 5 ms taken out) has over ``source`` around each hit of ``hits``
-    (a clean percussive input): ``depth`` the median over hits of the lowest gain in the first 80 ms, ``hold`` the median gain 20-50 ms
-    after the hit, ``recovery`` the median gain 250-350 ms after the hit, ``between`` the 2nd percentile of the gain from 350 ms after a hit to 20 ms
-    before the next (dB)."""
+    (a clean percussive input): ``depth`` the median over hits of the lowest gain in the first 80 ms,
+    ``hold`` the median gain 20-50 ms after the hit, ``recovery`` the median gain 250-350 ms after the hit,
+    ``between`` the 2nd percentile of the gain from 350 ms after a hit to 20 ms before the next (dB)."""
 
     kind: Literal["duck"]
     source: str

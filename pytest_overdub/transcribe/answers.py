@@ -165,17 +165,19 @@ def _scale_arpeggio(task, song, truth, source) -> Answer:
     return _seconds(out, source, task)
 
 
+def _twice(truth: dict[str, list[TimedNote]], guess: Callable[[TimedNote], TimedNote]) -> dict:
+    """Every true note of every part followed by a second guess at it."""
+    return {part: [m for n in notes for m in (n, guess(n))] for part, notes in truth.items()}
+
+
 def _hedge_octaves(task, song, truth, source) -> Answer:
-    out = {part: [m for n in notes for m in (n, TimedNote(n.pitch + 12, n.onset_s, n.offset_s))]
-           for part, notes in truth.items()}
-    return _seconds(out, source, task)
+    return _seconds(_twice(truth, lambda n: TimedNote(n.pitch + 12, n.onset_s, n.offset_s)), source, task)
 
 
 def _hedge_onsets(task, song, truth, source) -> Answer:
     step_s = task.grid * 60.0 / song.tempo
-    out = {part: [m for n in notes for m in (n, TimedNote(n.pitch, n.onset_s + step_s, n.offset_s + step_s))]
-           for part, notes in truth.items()}
-    return _seconds(out, source, task)
+    return _seconds(_twice(truth, lambda n: TimedNote(n.pitch, n.onset_s + step_s, n.offset_s + step_s)),
+                    source, task)
 
 
 MAKERS: dict[str, Callable[[TranscriptionTask, Song, dict[str, list[TimedNote]], str], Answer]] = {

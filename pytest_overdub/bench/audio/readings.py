@@ -1,7 +1,8 @@
 """The readings of the ``duck``, ``hits`` and ``sequence`` checks (docs/audio-tasks.md), over arrays.
 
-Windows (a duck read on the answer with its latency within 5 ms taken out, :func:`duck_aligned`): a duck's ``depth`` is read over the first 80 ms after a hit, its ``hold`` 20-50 ms after it (a
-duck held through the kick, not a blip at its start), its ``recovery`` 250-350 ms after it
+Windows (a duck is read on the answer with its latency within 5 ms taken out, :func:`duck_aligned`): a
+duck's ``depth`` is read over the first 80 ms after a hit, its ``hold`` 20-50 ms after it (a duck held
+through the kick, not a blip at its start), its ``recovery`` 250-350 ms after it
 (hits followed by another within 350 ms are skipped), ``between`` is the 2nd percentile of the gain over
 the frames from 350 ms after a hit to 20 ms before the next (so a duck where there is no hit shows,
 however short, and a kick on every beat still leaves frames to read). A hit's
