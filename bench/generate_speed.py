@@ -8,10 +8,10 @@
     (imports). Target: mean under 50 ms.
 (2) Rendering: a generated tier-1 song against the hand-made ``songs/night-shift.json`` in the same run,
     each rendered cold (an empty stem cache) the best of 3 times, as seconds and times-real-time (audio
-    seconds, tail included, / wall seconds); the JIT is warmed first. Generated songs are 35-64 s and
-    night-shift 21 s, so the fair comparison is times-real-time: a generated song should render within
-    the same order of cost per second of audio as the hand-made one (they carry more inserts: an EQ
-    and a compressor or reverb on every track and a glue compressor on the master).
+    seconds, tail included, / wall seconds); the JIT is warmed first. Generated songs are 15-35 s
+    (generator 2) and night-shift 21 s, so the fair comparison is times-real-time: a generated song
+    should render within the same order of cost per second of audio as the hand-made one (they carry
+    more inserts: an EQ and a compressor or reverb on every track and a glue compressor on the master).
 (3) ``--against REV``: the renders of (2) timed in this tree and in git revision REV (exported to a
     temporary folder), each in a fresh process, the two trees alternating for ``--rounds`` rounds (best of
     all rounds per tree), so the ratio is measured at like loads. Three ways per song: ``cold`` (an

@@ -5,7 +5,7 @@ machine (:mod:`.plan` says how the random stream is seeded and why nothing platf
 song): Kick and Kit on ``core.drums``, Bass on ``core.bass`` striking each chord's root on every
 downbeat, Keys (``core.keys``) or Pad (``core.pad``) playing voice-led triads, and a Hook (``core.pluck``
 or ``core.poly``) whose notes on strong beats are chord tones and whose others are scale tones; a Verse and
-a Chorus of 8 bars (repeated when 16 bars would last under 30 s), one clip per track and section, a
+a Chorus of 4 bars (repeated when 8 bars would last under 15 s), one clip per track and section, a
 rough mix (:mod:`.mix`). Tier 1 is 4/4 pop at 60-110 bpm in a major or natural-minor key; each tier above
 adds one difficulty to the one below (:data:`.plan.LADDER`): denser parts, faster tempos (110-160 bpm),
 syncopation, a key change (the last chorus a half or whole step up), 3/4 or 6/8.

@@ -3,18 +3,21 @@
 Conventions:
 
 * The random stream is :class:`random.Random` seeded with the first 16 bytes of
-  ``sha256(f"overdub-generate/1:{tier}:{seed}")`` read as a big-endian integer. Python's Mersenne Twister,
-  its integer seeding and ``random()``, ``randrange`` and ``choice`` on integer arguments are the same on
-  every platform; the generator draws nothing else (no ``gauss``, nothing through libm), and every number
-  that reaches the song is an integer, a multiple of 1/4 beat, or rounded to 2 decimals.
+  ``sha256(f"overdub-generate/1:{tier}:{seed}")`` read as a big-endian integer (:data:`STREAM_SALT`: the
+  first version's name, kept, so a seed keeps its draws (tempo, key, progressions, devices, mix) from one
+  version to the next, and only what a version changes changes). Python's Mersenne Twister, its integer seeding and
+  ``random()``, ``randrange`` and ``choice`` on integer arguments are the same on every platform; the
+  generator draws nothing else (no ``gauss``, nothing through libm), and every number that reaches the song is an integer, a multiple of 1/4 beat, or rounded to 2 decimals.
 * Tiers are a ladder: tier ``T`` adds one difficulty to tier ``T - 1`` (:data:`LADDER`), so a score that
   drops from one tier to the next drops for that difficulty.
 * Meter: ``(4, 4)`` has 4 beats a bar and strong beats every 2 (1 and 3); ``(3, 4)`` 3 beats, strong on
   the downbeat only; ``(6, 8)`` 3 beats (six eighths), strong every 1.5 (the two dotted quarters).
-* Form: Verse then Chorus, 8 bars each; when 16 bars last under :data:`MIN_LENGTH_S` the pair repeats
-  (Verse, Chorus, Verse 2, Chorus 2); with a key change the chorus repeats a step or a half step up
-  (Verse, Chorus, Chorus 2; or, when those 24 bars last under 30 s, Verse, Chorus, Verse 2, Chorus 2
-  with only Chorus 2 lifted).
+* Form: Verse then Chorus, 4 bars each (the progression once, as in the hand-made ``night-shift``); when
+  8 bars last under :data:`MIN_LENGTH_S` the pair repeats (Verse, Chorus, Verse 2, Chorus 2); with a key
+  change the chorus repeats a step or a half step up (Verse, Chorus, Chorus 2; or, when those 12 bars
+  last under :data:`MIN_LENGTH_S`, Verse, Chorus, Verse 2, Chorus 2 with only Chorus 2 lifted). A song
+  lasts 15-35 s, the length of the bench's hand-made songs (``night-shift`` 21 s): every variant of every
+  template renders and is scored many times over, so length is what a train split costs to check.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ from dataclasses import dataclass
 
 from .harmony import CHORUS_PROGRESSIONS, VERSE_PROGRESSIONS, KeySig
 
-GENERATOR = "overdub-generate/1"
+#: The generator's version, in every song's ``meta.generated``: 2 has 4-bar sections (1 had 8).
+GENERATOR = "overdub-generate/2"
+STREAM_SALT = "overdub-generate/1"
 #: Difficulty added at each tier above 1, in ladder order.
 LADDER = ("denser parts", "faster tempo", "syncopation", "key change", "3/4 or 6/8")
 MAX_TIER = 1 + len(LADDER)
-MIN_LENGTH_S = 30.0
-SECTION_BARS = 8
+MIN_LENGTH_S = 15.0
+SECTION_BARS = 4
 SLOW_BPM = (60, 110)
 FAST_BPM = (110, 160)
 
@@ -93,7 +98,7 @@ class Plan:
 
 def stream(seed: int, tier: int) -> random.Random:
     """The seeded random stream of ``(seed, tier)`` (see the module docstring)."""
-    digest = hashlib.sha256(f"{GENERATOR}:{tier}:{seed}".encode()).digest()
+    digest = hashlib.sha256(f"{STREAM_SALT}:{tier}:{seed}".encode()).digest()
     return random.Random(int.from_bytes(digest[:16], "big"))
 
 

@@ -41,8 +41,8 @@ def _by_track(made: Generated):
 #: sha256 of the song JSON of (seed, tier): a change here changes every variant built on the generator,
 #: so it must come with a new generator version string (plan.GENERATOR), never silently.
 PINNED = {
-    (1, 1): "4bca8e29b57349917cf9edea2e8f252ad81ac3c1fcc10d3922cf0e79020f2f8d",
-    (7, 6): "d045da84600dc3baee1135cbe89d9c05d089b3d24c05903bd6b85712f41e5e5a",
+    (1, 1): "e3830c3e739e935a9dacd93d783b0c12087140d381980c0ea424a3139fc3f039",
+    (7, 6): "2fff0ced7208d90b71cbbd67a6eec6d1987de7384971477f85eeaf1c17dc80e8",
 }
 
 
@@ -166,7 +166,7 @@ def test_sections_cover_the_song_and_the_tempo_meter_and_tier_hold(seed, tier):
     assert [(s.id, s.name, s.start, s.length) for s in song.sections] == [
         (s.id, s.name, s.start_beats, s.end_beats - s.start_beats) for s in truth.sections]
     assert {s.name for s in truth.sections} >= {"Verse", "Chorus"}
-    assert 25.0 <= truth.length_s <= 65.0
+    assert 15.0 <= truth.length_s <= 35.0  # docs/generate.md: 15-35 s, like the hand-made songs
     for track in song.tracks:
         assert max(c.start + c.length for c in track.clips) == truth.length_beats
     assert [c.bar for c in truth.chords] == list(range(len(truth.chords)))

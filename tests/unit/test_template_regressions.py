@@ -169,10 +169,11 @@ def test_chorus_lift_oracle_solves_its_gain_where_the_song_barely_lifts():
 def test_match_reference_moves_its_tilt_until_the_oracle_holds_and_the_declared_misses_miss():
     # seed 22: drawn 6.5 dB brighter, the oracle brightened the mix until its 10 ms envelope followed the hats
     # more than the kick, a likeness of 0.916 to the mix (the `same` gate wants 0.95): 0.772. Brighter does
-    # not hold at any size, nor darker at 6.5 or 7.5 (the -10 dB shelf guess comes within 3.5 dB): 8.5 darker
+    # not hold at any size, nor darker at 6.5 or 7.5 (the -10 dB shelf guess comes within 3.5 dB): 8.5 darker.
+    # On generator 2's 4-bar song brighter still holds at no size, and 6.5 darker holds: the tilt still moves
     from pytest_overdub.bench.variants import variant
 
-    assert variant("master-match-reference@22").task.inputs[1].chain[-1].params["high"] == -8.5
+    assert variant("master-match-reference@22").task.inputs[1].chain[-1].params["high"] == -6.5
     ok, msg, result = _oracle("master-match-reference@22")
     assert ok, msg
     assert result.check("same").value >= 0.96 and result.check("match").value <= 2.0

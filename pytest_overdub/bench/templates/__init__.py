@@ -1,6 +1,12 @@
 """The task templates, by the id of the published task each generalises (:mod:`..variants`), each with what
 its variants' pytest items need declared (family, near miss and cheat names, an audio task's answer files:
-:class:`.base.Template`), so collecting a variant builds nothing."""
+:class:`.base.Template`), so collecting a variant builds nothing.
+
+A figure a template's docstring or comment gives for a seed ("seed 22: ...") was read on the song of the
+generator current when it was written: up to version 1 (8-bar sections) unless it says generator 2. A
+seed keeps its tempo, key, devices and mix from one version to the next (:mod:`...generate.plan`), so
+the cause a figure illustrates still holds; the figure itself may have moved, and the validity sweep
+(``bench/variants_validity.py``) is what holds each variant today."""
 
 from __future__ import annotations
 
