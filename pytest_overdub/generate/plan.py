@@ -5,9 +5,10 @@ Conventions:
 * The random stream is :class:`random.Random` seeded with the first 16 bytes of
   ``sha256(f"overdub-generate/1:{tier}:{seed}")`` read as a big-endian integer (:data:`STREAM_SALT`: the
   first version's name, kept, so a seed keeps its draws (tempo, key, progressions, devices, mix) from one
-  version to the next, and only what a version changes changes). Python's Mersenne Twister, its integer seeding and
-  ``random()``, ``randrange`` and ``choice`` on integer arguments are the same on every platform; the
-  generator draws nothing else (no ``gauss``, nothing through libm), and every number that reaches the song is an integer, a multiple of 1/4 beat, or rounded to 2 decimals.
+  version to the next, and only what a version changes changes). Python's Mersenne Twister, its integer
+  seeding and ``random()``, ``randrange`` and ``choice`` on integer arguments are the same on every
+  platform; the generator draws nothing else (no ``gauss``, nothing through libm), and every number that
+  reaches the song is an integer, a multiple of 1/4 beat, or rounded to 2 decimals.
 * Tiers are a ladder: tier ``T`` adds one difficulty to tier ``T - 1`` (:data:`LADDER`), so a score that
   drops from one tier to the next drops for that difficulty.
 * Meter: ``(4, 4)`` has 4 beats a bar and strong beats every 2 (1 and 3); ``(3, 4)`` 3 beats, strong on
@@ -30,6 +31,7 @@ from .harmony import CHORUS_PROGRESSIONS, VERSE_PROGRESSIONS, KeySig
 
 #: The generator's version, in every song's ``meta.generated``: 2 has 4-bar sections (1 had 8).
 GENERATOR = "overdub-generate/2"
+#: What seeds the random stream (see the module docstring): version 1's name, in every version.
 STREAM_SALT = "overdub-generate/1"
 #: Difficulty added at each tier above 1, in ladder order.
 LADDER = ("denser parts", "faster tempo", "syncopation", "key change", "3/4 or 6/8")
