@@ -188,6 +188,11 @@ def test_match_reference_moves_its_tilt_until_the_oracle_holds_and_the_declared_
     blend = verdict("master-match-reference@66", "cheat:blend")
     assert blend.ok, blend.message
     assert blend.result.check("match").score < 1.0
+    # seed 38 (generator 2): the equal-loudness blend's envelope follows the mix (likeness 0.966, past the
+    # `same` gate), so it declared a check it passed; half of it is another song, which `other` reads
+    blend = verdict("master-match-reference@38", "cheat:blend")
+    assert blend.ok, blend.message
+    assert blend.result.check("other").value > -6.0 and blend.result.score < 0.5
 
 
 def test_parallel_drums_oracle_speeds_its_smash_where_the_copy_lifts_the_transients():

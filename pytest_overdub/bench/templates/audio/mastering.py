@@ -59,7 +59,7 @@ TILT_MAX_DB = 9.0
 SAME_FLOOR, MATCH_CEILING_DB = 0.96, 1.5
 #: ... and doing nothing and each declared answer that fails ``match`` alone are at least this far from it
 #: (the check's 2 dB and half its 2 dB soft width: at most 0.25 on ``match``, which is then their score),
-#: and a declared answer that names ``match`` among other failed checks (the blend also fails the ``same``
+#: and a declared answer that names ``match`` among other failed checks (the blend also fails the ``other``
 #: gate) at least :data:`NAMED_FLOOR_DB` (it need only miss the 2 dB target, with half a dB to spare).
 MISS_FLOOR_DB, NAMED_FLOOR_DB = 3.5, 2.5
 #: One EP song was mastered loud (``master-ep-sequence``): the generated rough mixes all peak some 19 dB
