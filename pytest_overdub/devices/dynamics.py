@@ -21,7 +21,7 @@ import numpy as np
 from ..dsp.jit import njit
 
 from ..dsp.delay import IntegerDelay
-from ..dsp.dynamics import balance_gains, compressor_gr_samples, db_to_gain, release_coeff
+from ..dsp.dynamics import balance_gains, compressor_gr_samples, compressor_samples, db_to_gain, release_coeff
 from ..dsp.oversample import TruePeakDetector, true_peak_samples
 from .base import Effect
 from .params import HOUSE_SPECS
@@ -29,10 +29,11 @@ from .params import HOUSE_SPECS
 LIMITER_LOOKAHEAD_S = 0.003
 LIMITER_MARGIN_DB = 0.02  # aims this far under the ceiling to absorb interpolation error
 
-# The 4x interpolation and the compressor's recursion run compiled (cache in __pycache__); so does the
+# The 4x interpolation and the compressor (its whole pass) run compiled (cache in __pycache__); so does the
 # limiter's lookahead smoothing below.
 _TRUE_PEAK = njit(cache=True)(true_peak_samples)
 _COMPRESSOR = njit(cache=True)(compressor_gr_samples)
+_COMPRESS = njit(cache=True)(compressor_samples)
 
 
 #: Long inputs are processed in blocks of this many frames, state carried (so the samples are those of one
@@ -104,13 +105,15 @@ class Compressor(Effect):
         return smooth
 
     def process(self, x, params):
-        return in_blocks(self._block, x, params)
-
-    def _block(self, x, params):
+        """The level, gain law, detector and gain in one compiled pass
+        (:func:`~pytest_overdub.dsp.dynamics.compressor_samples`): the samples of :meth:`gain_reduction_db`
+        then ``x · db_to_gain(makeup - gr)``, without their whole-block temporaries."""
         x = np.asarray(x, dtype=np.float64)
-        gain = self.gain_reduction_db(x, params)
-        np.subtract(params["makeup"], gain, out=gain)
-        return x * db_to_gain(gain)[None, :]
+        y = np.empty(x.shape)
+        _COMPRESS(x, float(params["threshold"]), float(params["ratio"]), float(params["knee"]),
+                  float(params["makeup"]), release_coeff(params["release"] / 1000.0, sr=self.sr),
+                  release_coeff(params["attack"] / 1000.0, sr=self.sr), self._state, y)
+        return y
 
 
 @njit(cache=True)

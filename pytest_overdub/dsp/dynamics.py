@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ..errors import DeviceError
-from .levels import db_to_gain, gain_to_db
+from .levels import LN10_OVER_20, db_to_gain, gain_to_db
 
 # The public API (and what the kernel stdlib re-exports). The ``*_samples`` loops are left out: they are
 # plain Python until a device module compiles them with numba.
@@ -102,6 +102,54 @@ def compressor_gr_samples(level_db, threshold_db, ratio, knee_db, release_coeff,
         s = b0 * held + z
         z = attack_coeff * s
         out[i] = s
+    state[0] = held
+    state[1] = z
+
+
+def compressor_samples(x, threshold_db, ratio, knee_db, makeup_db, release_coeff, attack_coeff, state,
+                       y):  # pragma: no cover - run compiled by numba
+    """``core.comp`` in one pass: ``y = x · 10^((makeup_db - gr) / 20)`` frame by frame, ``gr`` the smoothed
+    gain reduction of :func:`compressor_gr_samples` from the stereo-linked level ``max |x[c]|`` in dB.
+
+    The same arithmetic, in the same order, as the level, the ``20·log10``, :func:`compressor_gr_samples`
+    and :func:`db_to_gain` applied to whole arrays, so the samples are those of that path (numba's
+    ``log10`` and ``exp`` are the C library's, which numpy calls too where it has no SIMD version of its
+    own, as on x86-64 without AVX-512). Two things are skipped where they cannot change a value: no
+    temporaries (each frame is read once and written once), and no logarithm of a level under the knee:
+    below ``10^((threshold - knee/2)/20)``, less a relative margin of 1e-9 that no rounding of the
+    logarithm reaches, the gain law gives 0 exactly. The level is NaN if any channel is (``np.maximum``).
+    ``state`` is ``[h, z]`` as in :func:`compressor_gr_samples`, updated in place; ``x`` and ``y`` are
+    ``(channels, n)``.
+    """
+    slope = 1.0 - 1.0 / ratio
+    half = knee_db / 2.0
+    soft_knee = knee_db > 0
+    width2 = 2.0 * knee_db if soft_knee else 1.0
+    b0 = 1.0 - attack_coeff
+    quiet = 10.0 ** ((threshold_db - half) / 20.0) * (1.0 - 1e-9)
+    held = state[0]
+    z = state[1]
+    n_ch, n = x.shape
+    for i in range(n):
+        a = abs(x[0, i])
+        for c in range(1, n_ch):
+            b = abs(x[c, i])
+            if b > a or b != b:
+                a = b
+        if a < quiet:
+            gr = 0.0
+        else:
+            over = 20.0 * math.log10(a) - threshold_db
+            k = over + half
+            knee = slope * k * k / width2
+            above = over * slope if over > 0.0 else 0.0
+            gr = knee if soft_knee and abs(over) <= half else above
+        held = max(gr, release_coeff * held)
+        s = b0 * held + z
+        z = attack_coeff * s
+        g = math.exp((makeup_db - s) * LN10_OVER_20)
+        for c in range(n_ch):
+            y[c, i] = x[c, i] * g
     state[0] = held
     state[1] = z
 

@@ -113,3 +113,27 @@ def test_window_max_equals_maximum_filter1d(size):
     assert window_max(x[:3], size=5).shape == (0,)
     with pytest.raises(DeviceError, match="2.5"):
         window_max(x, size=2.5)
+
+
+@pytest.mark.parametrize("knee_db, makeup_db", [(6.0, 0.0), (0.0, 2.0), (10.0, -3.0)])
+def test_one_pass_compressor_gives_the_samples_of_its_detector_and_gain_law(knee_db, makeup_db):
+    """``core.comp``'s fused pass == :meth:`gain_reduction_db` then ``x · db_to_gain(makeup - gr)``, bit for
+    bit, on bursts, a fade through the knee and digital silence (where the law gives 0 and the log is
+    skipped), in uneven blocks, state carried."""
+    from pytest_overdub.devices.dynamics import Compressor
+    from pytest_overdub.dsp.levels import db_to_gain
+
+    rng = np.random.default_rng(7)
+    n = 48000
+    env = np.concatenate([np.linspace(0.0, 1.0, n // 2), np.zeros(n // 4), np.full(n - n // 2 - n // 4, 0.3)])
+    x = rng.standard_normal((2, n)) * env * 0.5
+    x[1, : n // 8] *= 0.1  # the right channel quieter for a while: the link follows the left
+    p = {"threshold": -18.0, "ratio": 4.0, "knee": knee_db, "attack": 5.0, "release": 80.0, "makeup": makeup_db}
+    fused = Compressor(sr=48000, tempo_bpm=120, seed=0, params=p)
+    split = Compressor(sr=48000, tempo_bpm=120, seed=0, params=p)
+    got = np.concatenate([fused.process(x[:, a:b], p) for a, b in [(0, 1000), (1000, 30001), (30001, n)]],
+                         axis=1)
+    gr = split.gain_reduction_db(x, p)
+    want = x * db_to_gain(makeup_db - gr)[None, :]
+    assert gr.max() > 6.0 and (gr == 0.0).any()  # it compressed, and it rested
+    np.testing.assert_array_equal(got, want)
