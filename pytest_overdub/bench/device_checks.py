@@ -386,19 +386,31 @@ def tonal_share(x: np.ndarray, *, sr: int) -> float:
     if mono.size < 16 or not np.any(mono):
         return 0.0
     nfft = max(1 << 16, 1 << int(math.ceil(math.log2(mono.size))))
-    power = np.abs(np.fft.rfft(mono * np.hanning(2 * mono.size)[mono.size:], nfft)) ** 2
+    power = np.abs(np.fft.rfft(mono * _hann(2 * mono.size)[mono.size:], nfft)) ** 2
     db = 10.0 * np.log10(power + 1e-12 * power.max())
+    log_f, bands, centres = _octave_bands(nfft, sr)
+    medians = [float(np.median(db[a:b])) for a, b in bands]
+    floor_db = np.interp(log_f, centres, medians)
+    return float(power[db >= floor_db + PROMINENCE_DB].sum() / power.sum())
+
+
+@functools.lru_cache(maxsize=8)
+def _octave_bands(nfft: int, sr: int) -> tuple[np.ndarray, list[tuple[int, int]], list[float]]:
+    """:func:`tonal_share`'s octaves for an ``nfft``-point spectrum: the log of each bin's frequency (1 Hz
+    at least), read-only; each octave from 20 Hz holding more than 4 bins as its bins' index range
+    ``[a, b)`` (the frequencies rise, so an octave's bins are contiguous); and the log of its centre."""
     f = np.fft.rfftfreq(nfft, 1.0 / sr)
-    centres, medians = [], []
+    bands, centres = [], []
     lo = 20.0
     while lo < sr / 2:
-        band = (f >= lo) & (f < 2 * lo)
-        if np.count_nonzero(band) > 4:
+        a, b = (int(i) for i in np.searchsorted(f, [lo, 2 * lo], side="left"))
+        if b - a > 4:
+            bands.append((a, b))
             centres.append(math.log(lo * math.sqrt(2)))
-            medians.append(float(np.median(db[band])))
         lo *= 2
-    floor_db = np.interp(np.log(np.maximum(f, 1.0)), centres, medians)
-    return float(power[db >= floor_db + PROMINENCE_DB].sum() / power.sum())
+    log_f = np.log(np.maximum(f, 1.0))
+    log_f.setflags(write=False)
+    return log_f, bands, centres
 
 
 def note_pitch_cents(x: np.ndarray, *, sr: int, f0_hz: float) -> float:
