@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Mapping
 
 import numpy as np
@@ -22,6 +23,7 @@ from ..dsp.jit import njit
 
 from ..dsp.delay import IntegerDelay
 from ..dsp.dynamics import balance_gains, compressor_gr_samples, compressor_samples, db_to_gain, release_coeff
+from ..dsp.levels import LN10_OVER_20
 from ..dsp.oversample import TruePeakDetector, true_peak_samples
 from .base import Effect
 from .params import HOUSE_SPECS
@@ -164,6 +166,32 @@ def _lookahead_smoothing(need, max_hist, box_hist, coeff, state, att):  # pragma
     return e
 
 
+@njit(cache=True)
+def _need_db(peak, target_db, quiet, out):  # pragma: no cover - compiled
+    """The attenuation (dB) each frame's true peak needs to sit at ``target_db``:
+    ``np.maximum(20·log10(peak) - target_db, 0)``, value for value, without the logarithm of a peak under
+    ``quiet`` (the target's level less a relative 1e-9 that no rounding reaches: it needs 0)."""
+    for i in range(peak.shape[0]):
+        p = peak[i]
+        if p < quiet:
+            out[i] = 0.0
+        else:
+            v = 20.0 * math.log10(p) - target_db
+            out[i] = v if v > 0.0 or v != v else 0.0  # np.maximum's choice, NaN kept
+
+
+@njit(cache=True)
+def _attenuate(y, att):  # pragma: no cover - compiled
+    """``y *= db_to_gain(-att)`` frame by frame, in place: ``exp(-att · ln 10 / 20)``, as
+    :func:`~pytest_overdub.dsp.levels.db_to_gain` computes it, skipped where ``att`` is 0 (a factor of 1)."""
+    for i in range(att.shape[0]):
+        a = att[i]
+        if a != 0.0:
+            g = math.exp(-a * LN10_OVER_20)
+            for c in range(y.shape[0]):
+                y[c, i] *= g
+
+
 class Limiter(Effect):
     spec = HOUSE_SPECS["core.limiter"]
 
@@ -181,8 +209,8 @@ class Limiter(Effect):
 
     def _attenuation_db(self, peak: np.ndarray, params) -> np.ndarray:
         target = params["ceiling"] - LIMITER_MARGIN_DB
-        with np.errstate(divide="ignore"):
-            need = np.maximum(20.0 * np.log10(peak) - target, 0.0)
+        need = np.empty(peak.shape[0])
+        _need_db(peak, float(target), db_to_gain(target) * (1.0 - 1e-9), need)
         att = np.empty(need.shape[0])
         coeff = release_coeff(params["release"] / 1000.0, sr=self.sr)
         self._release_state = _lookahead_smoothing(need, self._max_hist, self._box_hist, coeff,
@@ -197,5 +225,5 @@ class Limiter(Effect):
         floor = db_to_gain(params["ceiling"] - LIMITER_MARGIN_DB)
         att = self._attenuation_db(self._detector.process(x, floor=floor), params)
         y = self._audio.process(x)  # a fresh array
-        y *= db_to_gain(-att)[None, :]
+        _attenuate(y, att)
         return y

@@ -137,3 +137,40 @@ def test_one_pass_compressor_gives_the_samples_of_its_detector_and_gain_law(knee
     want = x * db_to_gain(makeup_db - gr)[None, :]
     assert gr.max() > 6.0 and (gr == 0.0).any()  # it compressed, and it rested
     np.testing.assert_array_equal(got, want)
+
+
+def test_limiter_compiled_need_and_gain_give_the_samples_of_the_array_formulas():
+    """``core.limiter``'s need (``max(20·log10(peak) - target, 0)``, its log skipped under the target) and
+    its gain (``y · db_to_gain(-att)``, skipped at 0 dB) compiled == the same formulas on whole arrays, bit
+    for bit, on a signal that stays under the ceiling, crosses it and rests in silence."""
+    from pytest_overdub.devices import dynamics as dyn
+    from pytest_overdub.dsp.levels import db_to_gain
+
+    class ArrayLimiter(dyn.Limiter):
+        def _attenuation_db(self, peak, params):
+            target = params["ceiling"] - dyn.LIMITER_MARGIN_DB
+            with np.errstate(divide="ignore"):
+                need = np.maximum(20.0 * np.log10(peak) - target, 0.0)
+            att = np.empty(need.shape[0])
+            coeff = release_coeff(params["release"] / 1000.0, sr=self.sr)
+            self._release_state = dyn._lookahead_smoothing(need, self._max_hist, self._box_hist, coeff,
+                                                           self._release_state, att)
+            return att
+
+        def _block(self, x, params):
+            x = np.asarray(x, dtype=np.float64) * db_to_gain(params["gain"])
+            floor = db_to_gain(params["ceiling"] - dyn.LIMITER_MARGIN_DB)
+            att = self._attenuation_db(self._detector.process(x, floor=floor), params)
+            y = self._audio.process(x)
+            y *= db_to_gain(-att)[None, :]
+            return y
+
+    rng = np.random.default_rng(11)
+    n = 96000
+    env = np.concatenate([np.full(n // 4, 0.2), np.linspace(0.2, 1.6, n // 4), np.zeros(n // 4), np.full(n // 4, 0.9)])
+    x = rng.standard_normal((2, n)) * env * 0.6
+    p = {"gain": 3.0, "ceiling": -1.0, "release": 50.0}
+    got = dyn.Limiter(sr=48000, tempo_bpm=120, seed=0, params=p).process(x, p)
+    want = ArrayLimiter(sr=48000, tempo_bpm=120, seed=0, params=p).process(x, p)
+    assert np.abs(got).max() < 10 ** (-1 / 20) and np.abs(got).max() > 0.8  # it limited, to the ceiling
+    np.testing.assert_array_equal(got, want)
