@@ -119,7 +119,8 @@ def compressor_samples(x, threshold_db, ratio, knee_db, makeup_db, release_coeff
     below ``10^((threshold - knee/2)/20)``, less a relative margin of 1e-9 that no rounding of the
     logarithm reaches, the gain law gives 0 exactly. The level is NaN if any channel is (``np.maximum``).
     ``state`` is ``[h, z]`` as in :func:`compressor_gr_samples`, updated in place; ``x`` and ``y`` are
-    ``(channels, n)``.
+    ``(channels, n)``. The gain law's lines are that loop's, repeated: this module never imports numba, so
+    the two compiled loops cannot call a shared compiled helper (a plain one would stop their compiling).
     """
     slope = 1.0 - 1.0 / ratio
     half = knee_db / 2.0
