@@ -187,7 +187,7 @@ class ProcessMemo:
     recently used renders that hold up to :attr:`max_bytes` of audio, mixes and stems counted (their mixes
     made read-only: a reader cannot change what the next one reads; their stems are the stem cache's,
     read-only already, and counted though the stem cache may hold them too: a kept render keeps its stems)
-    and up to :attr:`max_values` values. Outside the scorer runtime it keeps nothing."""
+    and the :attr:`max_values` values kept last. Outside the scorer runtime it keeps nothing."""
 
     def __init__(self, *, max_bytes: int = 384 << 20, max_values: int = 20000):
         self.max_bytes, self.max_values = max_bytes, max_values
@@ -218,8 +218,10 @@ class ProcessMemo:
         return self._values.get(key)
 
     def keep_value(self, key: tuple, value: float) -> float:
-        if self._on() and len(self._values) < self.max_values:
+        if self._on():
             self._values[key] = value
+            if len(self._values) > self.max_values:
+                del self._values[next(iter(self._values))]  # the oldest kept first, as renders go
         return value
 
     def clear(self) -> None:

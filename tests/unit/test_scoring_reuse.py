@@ -71,6 +71,16 @@ def test_the_process_memo_reuses_a_render_and_value_only_for_the_same_content(sc
         measure_scope(Context(start=again, song=again), again, _Scope(), "lufs")
 
 
+def test_the_process_memo_keeps_the_values_kept_last_when_full(scorer):
+    # a long scoring with no repeat rule to empty it (a folder of answers) kept nothing new once full
+    from pytest_overdub.bench.context import ProcessMemo
+
+    memo = ProcessMemo(max_values=2)
+    for i in range(3):
+        memo.keep_value(("v", i), float(i))
+    assert [memo.value(("v", i)) for i in range(3)] == [None, 1.0, 2.0]
+
+
 def test_a_library_call_keeps_nothing(monkeypatch):
     monkeypatch.setattr(runtime, "active", lambda: False)
     clear_process_caches()
