@@ -22,7 +22,7 @@ import numpy as np
 from ..dsp.jit import njit
 
 from ..dsp.delay import IntegerDelay
-from ..dsp.dynamics import balance_gains, compressor_gr_samples, compressor_samples, db_to_gain, release_coeff
+from ..dsp.dynamics import balance_gains, compressor_samples, db_to_gain, release_coeff
 from ..dsp.levels import LN10_OVER_20
 from ..dsp.oversample import TruePeakDetector, true_peak_samples
 from .base import Effect
@@ -31,11 +31,10 @@ from .params import HOUSE_SPECS
 LIMITER_LOOKAHEAD_S = 0.003
 LIMITER_MARGIN_DB = 0.02  # aims this far under the ceiling to absorb interpolation error
 
-# The 4x interpolation and the compressor (its whole pass) run compiled (cache in __pycache__); so does the
+# The 4x interpolation and the compressor's whole pass run compiled (cache in __pycache__); so does the
 # limiter's lookahead smoothing below.
 _TRUE_PEAK = njit(cache=True)(true_peak_samples)
-_COMPRESSOR = njit(cache=True)(compressor_gr_samples)
-_COMPRESS = njit(cache=True)(compressor_samples)
+_COMPRESSOR = njit(cache=True)(compressor_samples)
 
 
 #: Long inputs are processed in blocks of this many frames, state carried (so the samples are those of one
@@ -88,34 +87,24 @@ class Compressor(Effect):
         self._state = np.zeros(2)  # [release stage h, attack stage z]
 
     def gain_reduction_db(self, x: np.ndarray, params: Mapping[str, float]) -> np.ndarray:
-        """The smoothed gain reduction (dB, >= 0) for each frame of ``x``; advances the state.
-
-        The level and its logarithm are vectorised; the gain law and the two detector stages run
-        sample by sample, compiled (:func:`~pytest_overdub.dsp.dynamics.compressor_gr_samples`).
-        """
+        """The smoothed gain reduction (dB, >= 0) for each frame of ``x``; advances the state."""
         x = np.asarray(x, dtype=np.float64)
-        level = np.abs(x[0])
-        for row in x[1:]:
-            np.maximum(level, np.abs(row), out=level)
-        with np.errstate(divide="ignore"):
-            level_db = np.log10(level, out=level)
-        level_db *= 20.0
-        smooth = np.empty_like(level_db)
-        _COMPRESSOR(level_db, float(params["threshold"]), float(params["ratio"]), float(params["knee"]),
-                    release_coeff(params["release"] / 1000.0, sr=self.sr),
-                    release_coeff(params["attack"] / 1000.0, sr=self.sr), self._state, smooth)
-        return smooth
+        gr = np.empty(x.shape[1])
+        self._run(x, params, y=np.empty((x.shape[0], 0)), gr=gr)
+        return gr
 
     def process(self, x, params):
         """The level, gain law, detector and gain in one compiled pass
-        (:func:`~pytest_overdub.dsp.dynamics.compressor_samples`): the samples of :meth:`gain_reduction_db`
-        then ``x · db_to_gain(makeup - gr)``, without their whole-block temporaries."""
+        (:func:`~pytest_overdub.dsp.dynamics.compressor_samples`), without whole-block temporaries."""
         x = np.asarray(x, dtype=np.float64)
         y = np.empty(x.shape)
-        _COMPRESS(x, float(params["threshold"]), float(params["ratio"]), float(params["knee"]),
-                  float(params["makeup"]), release_coeff(params["release"] / 1000.0, sr=self.sr),
-                  release_coeff(params["attack"] / 1000.0, sr=self.sr), self._state, y)
+        self._run(x, params, y=y, gr=np.empty(0))
         return y
+
+    def _run(self, x, params, *, y, gr) -> None:
+        _COMPRESSOR(x, float(params["threshold"]), float(params["ratio"]), float(params["knee"]),
+                    float(params["makeup"]), release_coeff(params["release"] / 1000.0, sr=self.sr),
+                    release_coeff(params["attack"] / 1000.0, sr=self.sr), self._state, y, gr)
 
 
 @njit(cache=True)

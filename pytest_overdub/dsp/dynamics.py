@@ -73,61 +73,35 @@ def peak_hold_samples(u, coeff, state, out):  # pragma: no cover - run compiled 
         out[i] = e
 
 
-def compressor_gr_samples(level_db, threshold_db, ratio, knee_db, release_coeff, attack_coeff, state,
-                          out):  # pragma: no cover - run compiled by numba
-    """A compressor's smoothed gain reduction (dB), sample by sample, from its level in dB.
+def compressor_samples(x, threshold_db, ratio, knee_db, makeup_db, release_coeff, attack_coeff, state, y,
+                       gr):  # pragma: no cover - run compiled by numba
+    """``core.comp`` frame by frame: the stereo-linked level ``max |x[c]|`` in dB, the gain law, the
+    detector, and the gain. Writes the smoothed gain reduction (dB, >= 0) to ``gr`` and the compressed
+    audio ``y = x · 10^((makeup_db - gr) / 20)`` to ``y``, each only if it has frames (an empty array
+    asks for none of it).
 
-    The same steps as the vectorised path (``core.comp``): :func:`gain_computer`'s soft-knee law
-    (Giannoulis et al. 2012, eq. 4), the instant-attack release ``h = max(gr, release_coeff·h)``
-    (:func:`peak_hold_release`) and the one-pole attack ``s = (1 - attack_coeff)·h + z``,
-    ``z = attack_coeff·s`` (``lfilter``'s transposed form). ``state`` is ``[h, z]``, updated in place.
-    The logarithms and powers stay outside, in numpy (its SIMD versions are several times faster).
+    * Gain law: :func:`gain_computer`'s soft knee (Giannoulis et al. 2012, eq. 4), both branches computed
+      and one selected without a branch on the level (a level wandering around the threshold would
+      mispredict it).
+    * Detector: the instant-attack release ``h = max(gr, release_coeff·h)`` (:func:`peak_hold_release`),
+      then the one-pole attack ``s = (1 - attack_coeff)·h + z``, ``z = attack_coeff·s`` (``lfilter``'s
+      transposed form). ``state`` is ``[h, z]``, updated in place.
+    * Below ``10^((threshold - knee/2)/20)``, less a relative margin of 1e-9 that no rounding of the
+      logarithm reaches, the law gives 0 exactly, so the logarithm is not taken there. The level is NaN
+      if any channel is (``np.maximum``'s rule).
+
+    ``20·log10`` and the gain's ``exp(· ln 10 / 20)`` (:func:`db_to_gain`) are the C library's, which numpy
+    calls too where it has no SIMD version of its own (x86-64 without AVX-512): the samples are those of
+    the same formulas on whole arrays. ``x`` and ``y`` are ``(channels, n)``, ``gr`` ``(n,)``.
     """
     slope = 1.0 - 1.0 / ratio
     half = knee_db / 2.0
     soft_knee = knee_db > 0
     width2 = 2.0 * knee_db if soft_knee else 1.0  # (the knee's value is only kept when there is a knee)
     b0 = 1.0 - attack_coeff
-    held = state[0]
-    z = state[1]
-    for i in range(level_db.shape[0]):
-        # both laws computed and one selected, without branches: a level that wanders around the
-        # threshold would otherwise mispredict them
-        over = level_db[i] - threshold_db
-        k = over + half
-        knee = slope * k * k / width2
-        above = over * slope if over > 0.0 else 0.0
-        gr = knee if soft_knee and abs(over) <= half else above
-        held = max(gr, release_coeff * held)
-        s = b0 * held + z
-        z = attack_coeff * s
-        out[i] = s
-    state[0] = held
-    state[1] = z
-
-
-def compressor_samples(x, threshold_db, ratio, knee_db, makeup_db, release_coeff, attack_coeff, state,
-                       y):  # pragma: no cover - run compiled by numba
-    """``core.comp`` in one pass: ``y = x · 10^((makeup_db - gr) / 20)`` frame by frame, ``gr`` the smoothed
-    gain reduction of :func:`compressor_gr_samples` from the stereo-linked level ``max |x[c]|`` in dB.
-
-    The same arithmetic, in the same order, as the level, the ``20·log10``, :func:`compressor_gr_samples`
-    and :func:`db_to_gain` applied to whole arrays, so the samples are those of that path (numba's
-    ``log10`` and ``exp`` are the C library's, which numpy calls too where it has no SIMD version of its
-    own, as on x86-64 without AVX-512). Two things are skipped where they cannot change a value: no
-    temporaries (each frame is read once and written once), and no logarithm of a level under the knee:
-    below ``10^((threshold - knee/2)/20)``, less a relative margin of 1e-9 that no rounding of the
-    logarithm reaches, the gain law gives 0 exactly. The level is NaN if any channel is (``np.maximum``).
-    ``state`` is ``[h, z]`` as in :func:`compressor_gr_samples`, updated in place; ``x`` and ``y`` are
-    ``(channels, n)``. The gain law's lines are that loop's, repeated: this module never imports numba, so
-    the two compiled loops cannot call a shared compiled helper (a plain one would stop their compiling).
-    """
-    slope = 1.0 - 1.0 / ratio
-    half = knee_db / 2.0
-    soft_knee = knee_db > 0
-    width2 = 2.0 * knee_db if soft_knee else 1.0
-    b0 = 1.0 - attack_coeff
     quiet = 10.0 ** ((threshold_db - half) / 20.0) * (1.0 - 1e-9)
+    apply = y.shape[1] > 0
+    keep = gr.shape[0] > 0
     held = state[0]
     z = state[1]
     n_ch, n = x.shape
@@ -138,19 +112,22 @@ def compressor_samples(x, threshold_db, ratio, knee_db, makeup_db, release_coeff
             if b > a or b != b:
                 a = b
         if a < quiet:
-            gr = 0.0
+            law = 0.0
         else:
             over = 20.0 * math.log10(a) - threshold_db
             k = over + half
             knee = slope * k * k / width2
             above = over * slope if over > 0.0 else 0.0
-            gr = knee if soft_knee and abs(over) <= half else above
-        held = max(gr, release_coeff * held)
+            law = knee if soft_knee and abs(over) <= half else above
+        held = max(law, release_coeff * held)
         s = b0 * held + z
         z = attack_coeff * s
-        g = math.exp((makeup_db - s) * LN10_OVER_20)
-        for c in range(n_ch):
-            y[c, i] = x[c, i] * g
+        if keep:
+            gr[i] = s
+        if apply:
+            g = math.exp((makeup_db - s) * LN10_OVER_20)
+            for c in range(n_ch):
+                y[c, i] = x[c, i] * g
     state[0] = held
     state[1] = z
 
