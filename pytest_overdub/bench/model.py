@@ -686,7 +686,7 @@ class PlrCheck(_Audio):
 
 class PlrBlocksCheck(_Audio):
     """Peak to loudness ratio through the song: the level the file's peaks reach in its median loud 400 ms
-    block, clicks and short bursts held to the music around them
+    block, clicks and short bursts held to the music around them, the level 16 of its samples reach
     (:func:`~pytest_overdub.measure.compare.block_peak_db`), minus its integrated loudness (LUFS). No few
     planted peaks move it, where one sample sets a whole-file true peak."""
 

@@ -222,3 +222,26 @@ def test_ep_sequence_keeps_its_songs_apart_where_their_own_loudness_cancels_the_
     v = verdict("master-ep-sequence@1059", "baseline")
     assert v.ok, v.message
     assert v.result.check("spread").value >= 3.0
+
+
+def test_streaming_single_reads_no_peak_from_clicks_that_vouch_for_each_other():
+    # seed 56: the crushed master of cheat-planted-peaks read a peak-to-loudness ratio of 7.75 through the
+    # song, 0.18 dB of it from the clicks, in the plr gate's soft width (8, soft 0.5): 0.497; two clicks
+    # 6 samples apart in every block read 11.0 (1.000). A block's peak is the level 16 of its samples
+    # reach now; fifteen clicks in every block take fifteen of those places, so the crushed music's
+    # largest sample is read, 7.4 (under the gate's soft width: 0.000)
+    planted = verdict("master-streaming-single@56", "cheat:planted-peaks")
+    trains = verdict("master-streaming-single@56", "cheat:click-trains")
+    for v, most in ((planted, 7.0), (trains, 7.45)):
+        assert v.ok, v.message
+        assert v.result.check("plr").value < most and v.result.score == 0.0
+
+
+def test_ep_sequence_reads_no_crest_factor_from_clicks_that_vouch_for_each_other():
+    # seed 21: the crushed EP with two clicks 6 samples apart in every block kept its crest factors (1.000);
+    # cheat-crushed read a drop of 4.2 dB, in the old gate's soft width (3, soft 2): 0.41
+    for rule in ("cheat:click-trains", "cheat:crushed"):
+        v = verdict("master-ep-sequence@21", rule)
+        assert v.ok, v.message
+        assert v.result.check("dynamics").value > 2.5 and v.result.score < 0.2
+

@@ -147,6 +147,31 @@ def _streaming_planted(i):
     return _deliver(m)
 
 
+@maker("streaming.cheat-click-trains")
+def _streaming_click_trains(i):
+    """The crushed master of ``cheat-planted-peaks`` (slammed toward -6 LUFS, EQ'd back, -14 LUFS under -3 dBTP)
+    with a train of 15 one-sample clicks 6 samples apart at -3 dBFS every 400 ms of the music: each click is in
+    its neighbours' rings, so each is held in full (:func:`~pytest_overdub.measure.compare.held_magnitudes`);
+    two of them (a pair 6 apart) read 11.0 dB on the ``plr`` gate while a block's peak was its largest held
+    sample (1.000). Fifteen are one short of a block's peak (16 samples)."""
+    mix = i["mix.wav"]
+    crushed = ch.match_spectrum(ch.master_to(mix, target_lufs=-6.0, ceiling_db=-1.0, release_ms=5), mix)
+    m = ch.gain(crushed, -14.0 - ch.lufs(crushed))
+    m = ch.gain(m, min(0.0, -3.0 - true_peak_db(m, sr=SR)))
+    music = m.shape[1] - int(1.5 * SR)  # the silent tail stays silent (the 16-bit copy's dither is read there)
+    m = np.concatenate([_click_trains(m[:, :music], every_s=0.4, peak_db=-3.0), m[:, music:]], axis=1)
+    return _deliver(m)
+
+
+def _click_trains(x: np.ndarray, *, every_s: float, peak_db: float, clicks: int = 15, gap: int = 6) -> np.ndarray:
+    """``x`` with a train of ``clicks`` one-sample clicks ``gap`` samples apart (both channels, ``peak_db``
+    dBFS) every ``every_s`` seconds from the start."""
+    y = x.copy()
+    for k in range(clicks):
+        y[:, k * gap::int(round(every_s * SR))] = 10.0 ** (peak_db / 20.0)
+    return y
+
+
 def _planted_peaks(x: np.ndarray, *, every_s: float, peak_db: float = -1.6, width: int = 1) -> np.ndarray:
     """``x`` with ``width`` samples on both channels set to ``peak_db`` dBFS every ``every_s`` seconds from the
     start (a click each time)."""
@@ -541,6 +566,17 @@ def _ep_crushed_clicks(i):
     reads within the gate's soft width (a drop of 4.1 dB, 0.439 on seed 21), that was 0.511."""
     parts = [ch.master_to(i[s], target_lufs=-8.0, ceiling_db=-1.5, release_ms=5) for s in SONGS]
     return {"ep.wav": _ep([_planted_peaks(ch.gain(p, -6.0), every_s=0.4, peak_db=-4.5, width=2) for p in parts])}
+
+
+@maker("ep.cheat-click-trains")
+def _ep_click_trains(i):
+    """The EP of ``cheat-crushed-clicks`` (crushed toward -8 LUFS, 5 ms release, turned down 6 dB) with a train
+    of 15 one-sample clicks 6 samples apart at -4.5 dBFS every 400 ms of each song: clicks 6 to 54 samples
+    apart vouch for each other, so while a block's peak was its largest held sample a pair of them read each
+    block's crest factor back (1.000 on the published task and seed 21, 0.791 on seed 1). Fifteen are one
+    short of a block's peak (16 samples)."""
+    parts = [ch.master_to(i[s], target_lufs=-8.0, ceiling_db=-1.5, release_ms=5) for s in SONGS]
+    return {"ep.wav": _ep([_click_trains(ch.gain(p, -6.0), every_s=0.4, peak_db=-4.5) for p in parts])}
 
 
 @maker("ep.cheat-no-gaps")
