@@ -245,3 +245,14 @@ def test_ep_sequence_reads_no_crest_factor_from_clicks_that_vouch_for_each_other
         assert v.ok, v.message
         assert v.result.check("dynamics").value > 2.5 and v.result.score < 0.2
 
+
+def test_counter_melody_oracle_turns_three_times_where_the_tones_left_repeat():
+    # test seeds 1032 and 1160: of the four alternating lines, those within the copy and pitch limits turned
+    # once or twice (0.857 and 0.929, the contour goal); 1160's needed a line turning at every step, an
+    # octave down where one tone was left for a bar
+    for vid in ("write-counter-melody@1032", "write-counter-melody@1160"):
+        ok, msg, result = _oracle(vid)
+        assert ok, msg
+        assert result.check("contour").value >= 3 and result.check("copy").value <= 0.5
+        assert result.check("span").value <= 18 and result.score == 1.0
+
