@@ -34,8 +34,9 @@
   the third faster), one of them (drawn) through a loud master (:data:`LOUD_MASTER`), each turned down by
   a level drawn from the variant (about 0, 4 and 8 dB, in a drawn order), so they start several LU apart
   (at least :data:`EP_SPREAD_FLOOR_LU`: where the songs' own loudness cancels the drawn order, the first
-  order that keeps them that far apart), their crest factors differ (peaks equal is not loudness equal)
-  and none is over full scale. Its crushed
+  order that keeps them that far apart), their crest factors differ (peaks equal is not loudness equal:
+  peak-normalised, at least :data:`EP_CREST_FLOOR_LU` apart; where the drawn song's does not make it so,
+  the loud master goes on the next song that does) and none is over full scale. Its crushed
   cheat releases in 5 ms, not 30 (``ep.cheat-crushed-fast``): the 30 ms limiter levels a dense generated mix
   off short of -9 LUFS, and the largest crest drop read 3.9 dB on seed 86, in the ``dynamics`` gate's soft
   width of its 3 dB (0.546).
@@ -72,6 +73,8 @@ EP_LEVELS_DB = [0.0, -4.0, -8.0]
 #: the spread check (1 LU, soft 1) and scores 1/3 (the gaps). The songs' own loudness can cancel the draw:
 #: on test seed 1059 the drawn order left 1.56 LU, and doing nothing scored 0.629.
 EP_SPREAD_FLOOR_LU = 3.0
+#: ... and peak-normalised they span at least this (LU): ``cheat-peak-normalised`` reads 0 on ``spread``.
+EP_CREST_FLOOR_LU = 2.0
 STREAMING_ORACLE = Answer(
     "oracle", "the house limiter to -14 LUFS at a -1.5 dBTP ceiling, octave bells that put back the balance "
     "the limiter took from the mix's bright transients, and the limiter again", [],
@@ -211,11 +214,40 @@ def ep_sequence(made: Generated, variant_id: str):
     for inp, level in zip(fields["inputs"], levels):
         nudges.append(0.5 * rng.randrange(3))
         inp["gain_db"] = level - nudges[-1]
-    loud = fields["inputs"][rng.randrange(3)]
-    loud["chain"] = [*loud.get("chain", []), LOUD_MASTER]
     songs = _Songs({made.song.id: made.song, **{f"gen-t{t}-{seed}": generate(seed, t).song for t in (2, 3)}})
+    _crests_apart(fields["inputs"], songs, first=rng.randrange(3))
     _spread_apart(fields["inputs"], songs, nudges)
     return fields, oracle, misses
+
+
+def _crests_apart(inputs: list[dict], songs: "_Songs", *, first: int) -> None:
+    """Put :data:`LOUD_MASTER` on input ``first`` (drawn) where the three inputs' loudness over their sample
+    peak then spans :data:`EP_CREST_FLOOR_LU` or more; else on the next input that makes it so (in order
+    after ``first``), or where it spans most. Peak-normalised, the songs' loudness is that figure plus one
+    constant, so ``cheat-peak-normalised`` misses the ``spread`` check (1 LU, soft 1) by the floor. On test
+    seed 1018 the drawn song's crest factor came out of the limiter next to the other two's: peak-normalised,
+    the songs were within 1 LU (passing ``spread``, which the cheat declares it fails)."""
+    import math
+
+    import numpy as np
+
+    from ...audio.chains import lufs
+    from ...audio.inputs import made_inputs
+    from ...model import AudioInput
+
+    plain = [dict(i) for i in inputs]
+    best = None
+    for k in range(3):
+        at = (first + k) % 3
+        trial = [{**i, "chain": [*i.get("chain", []), LOUD_MASTER]} if n == at else i for n, i in enumerate(plain)]
+        x = made_inputs(_Inputs([AudioInput.model_validate(i) for i in trial]), songs)
+        level = [lufs(x[i["name"]]) - 20.0 * math.log10(float(np.abs(x[i["name"]]).max())) for i in trial]
+        span = max(level) - min(level)
+        if best is None or span > best[0]:
+            best = (span, trial)
+        if span >= EP_CREST_FLOOR_LU:
+            break
+    inputs[:] = best[1]
 
 
 def _spread_apart(inputs: list[dict], songs: "_Songs", nudges: list[float]) -> None:
