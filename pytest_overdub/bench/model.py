@@ -293,6 +293,25 @@ class CopiedCheck(_Selected):
                     for a in ours for b in theirs), default=0.0)
 
 
+class VoicedCheck(_Selected):
+    """The share of the selected notes that their track's instrument sounds as written
+    (:func:`~pytest_overdub.notes.selection.sounds_as_written`): ``voice="pitched"``, on a pitched house
+    instrument; ``"drums"``, a note of ``core.drums``'s map on the kit. The other note checks read pitch
+    numbers; this one says whether anyone hears them as pitches (or as drums). 0 for an empty selection."""
+
+    kind: Literal["voiced"]
+    voice: Literal["pitched", "drums"]
+
+    def value(self, ctx: "Context") -> float:
+        from ..notes.selection import sounds_as_written
+
+        notes = self.notes(ctx)
+        if not notes:
+            return 0.0
+        device = {t.id: (t.instrument.device if t.instrument is not None else None) for t in ctx.song.tracks}
+        return sum(sounds_as_written(device.get(n.track_id), n.p, voice=self.voice) for n in notes) / len(notes)
+
+
 class JitterCheck(_Selected):
     kind: Literal["jitter"]
     grid: float = Field(default=0.25, gt=0)
@@ -982,7 +1001,7 @@ CHECK_CLASSES: tuple[type[CheckBase], ...] = (
     MeasureCheck, KeyCheck,
     CountCheck, InKeyCheck, SpanCheck, WithinCheck, ClashesCheck, DoublingCheck, UnchangedCheck,
     TransposedCheck, RootsCheck, ChordTonesCheck, PatternCheck, DiffersCheck, ChordsUnderCheck, DistinctCheck,
-    TurnsCheck, CopiedCheck, JitterCheck, SwingCheck, QuantizedCheck,
+    TurnsCheck, CopiedCheck, JitterCheck, SwingCheck, QuantizedCheck, VoicedCheck,
     DefinedCheck, EchoTimeCheck, EchoLevelCheck, DryKeptCheck, DecayTimeCheck, DecayPeakCheck, NotePitchCheck,
     NoteLengthCheck, ToneGainCheck,
     TrackBandCheck, TrackEchoTimeCheck, TrackEchoLevelCheck, TrackDryKeptCheck, TrackDecayCheck, TrackPitchCheck,

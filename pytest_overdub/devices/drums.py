@@ -58,6 +58,8 @@ METAL = {42: ("hat", 0.09, 0.30, 0.35), 44: ("hat", 0.06, 0.25, 0.35), 46: ("hat
          59: ("cym", 2.8, 0.16, 0.6), 53: ("cym", 1.8, 0.20, 0.45), 52: ("cym", 1.6, 0.32, -0.65),
          55: ("cym", 0.8, 0.26, -0.3), 54: ("tamb", 0.28, 0.26, -0.3), 69: ("shaker", 0.12, 0.22, 0.3),
          70: ("shaker", 0.15, 0.22, -0.25), 82: ("shaker", 0.12, 0.2, 0.3)}
+#: Every note the kit plays (the map above); any other pitch is silent.
+PLAYED_NOTES = frozenset(CENTRED | set(TOMS) | set(METAL))
 ROOM_TAPS = ((6.1, 0.5), (9.7, -0.42), (13.3, 0.36), (17.9, -0.3), (23.5, 0.25), (31.1, -0.2),
              (40.7, 0.16), (52.3, -0.12))
 BANK_S = {"hat": 1.5, "cym": 4.0, "tamb": 0.6, "shaker": 0.5, "snare": 0.8, "clap": 0.6, "stick": 0.2,

@@ -97,6 +97,24 @@ def placed_notes(song: Song, track: Track) -> list[PlacedNote]:
 #: The house instrument with one voice (docs/devices.md, ``core.bass``): what its notes sound like is read
 #: by :func:`mono_voice`.
 MONO_DEVICE = "core.bass"
+#: The house instruments that sound a note at its pitch (docs/devices.md). ``core.drums`` sounds a drum for
+#: the notes of its map and nothing for the rest; a song-defined instrument may sound anything.
+PITCHED_DEVICES = frozenset({"core.bass", "core.keys", "core.pluck", "core.pad", "core.poly"})
+DRUM_DEVICE = "core.drums"
+
+
+def sounds_as_written(device: str | None, p: int, *, voice: str) -> bool:
+    """Whether an instrument ``device`` (a track's, ``None`` for none) sounds note ``p`` as ``voice`` reads
+    it: ``"pitched"``, the pitch itself (a pitched house instrument); ``"drums"``, a drum of the kit (a note of
+    ``core.drums``'s map, MIDI 35-59 and the shakers). A bassline on the kit is silence, kicks and cymbals;
+    a groove on the keys is piano notes; a song-defined instrument is not taken on trust for either."""
+    if voice == "pitched":
+        return device in PITCHED_DEVICES
+    if voice == "drums":
+        from ..devices.drums import PLAYED_NOTES
+
+        return device == DRUM_DEVICE and p in PLAYED_NOTES
+    raise ValueError(f"voice {voice!r}: expected 'pitched' or 'drums'")
 
 
 def mono_voice(track: Track, notes: Sequence[PlacedNote]) -> list[PlacedNote]:

@@ -71,3 +71,38 @@ def test_heard_reads_the_bass_the_mix_plays():
                                                           "patch": {"solo": True}}]))
     assert -30 < loud < -10
     assert soloed == loud  # the same stem through the same master: solo only silences the others
+
+
+# --- voiced: the notes as the track's instrument sounds them -----------------------------------------
+
+def set_bass(device):
+    return [{"type": "instrument.set", "track": "Bass", "device": device}]
+
+
+@pytest.mark.parametrize("device, share", [("core.bass", 1.0), ("core.keys", 1.0), ("core.pad", 1.0),
+                                           ("core.drums", 0.0)])
+def test_voiced_reads_a_bassline_as_pitches_only_on_a_pitched_house_instrument(device, share):
+    ctx = ctx_for(bass_clip(ROOTS_AND_G_SHARP) + set_bass(device))
+    assert check("roots").value(ctx) == 1.0  # the pitch numbers read the same on any instrument
+    assert check("voiced").value(ctx) == share
+
+
+def test_voiced_is_zero_for_an_empty_part():
+    assert check("voiced").value(ctx_for([])) == 0.0
+
+
+@pytest.mark.parametrize("device, p, voice, sounds", [
+    ("core.drums", 36, "drums", True),     # kick
+    ("core.drums", 82, "drums", True),     # shaker, the map's highest
+    ("core.drums", 34, "drums", False),    # below the map: silent on the kit
+    ("core.drums", 33, "pitched", False),  # A1 on the kit: silence, not a bass note
+    ("core.drums", 38, "pitched", False),  # D2 on the kit: a snare, not a D
+    ("core.keys", 36, "drums", False),     # a kick number on the piano is a C2
+    ("core.poly", 60, "pitched", True),
+    ("my.synth", 60, "pitched", False),    # a song-defined instrument is not taken on trust
+    (None, 60, "pitched", False),
+])
+def test_sounds_as_written(device, p, voice, sounds):
+    from pytest_overdub.notes.selection import sounds_as_written
+
+    assert sounds_as_written(device, p, voice=voice) is sounds

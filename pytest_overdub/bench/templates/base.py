@@ -9,6 +9,11 @@ from typing import Any
 from ...generate.build import Generated
 
 #: The ramp of a held automation step into the next one's downbeat, beats.
+#: The writing tasks' last sentence, as the published tasks have it: the ``voiced`` gate reads a part's notes
+#: as its instrument sounds them (docs/checks.md).
+PLAY_PITCHED = ("Play it on a pitched house instrument (core.bass, core.keys, core.pluck, core.pad or core.poly): "
+                "its notes are read as the pitches they sound.")
+PLAY_DRUMS = "Play it on core.drums: its notes are read as the drums of the kit's map."
 RAMP_BEATS = 0.05
 
 

@@ -30,7 +30,7 @@ from ...generate.harmony import KeySig
 from ...notes.melody import copied, turns
 from ...notes.selection import PlacedNote, on_beat_tol_beats, placed_notes
 from ...notes.theory import scale_pcs
-from .base import Answer, clip_add_op, track_add_op
+from .base import PLAY_PITCHED, Answer, clip_add_op, track_add_op
 
 TIER = 1
 NOTES_PER_BAR = (2, 8)
@@ -129,6 +129,11 @@ def _track(name: str, *, mute: bool = False) -> dict[str, Any]:
     return track_add_op(name, instrument={"device": "core.keys", "params": {}}, ref="ctr", mute=mute)
 
 
+def _kit_track(name: str) -> dict[str, Any]:
+    op = track_add_op(name, instrument={"device": "core.drums", "params": {}}, ref="ctr")
+    return {**op, "track": {**op["track"], "gain": 12}}
+
+
 def _clip(start: float, length: float, notes: list[dict[str, Any]]) -> dict[str, Any]:
     return clip_add_op("ctr", start=start, length=length, name="counter", notes=notes)
 
@@ -153,7 +158,7 @@ def build(made: Generated, variant_id: str):
         "steps of the scale, may put more than half of it on another part's notes, and no more than half of "
         "it may play runs of five notes of their melody in any rhythm, forwards, backwards or upside down), and "
         "loud enough to hear in the mix (at least -32 LUFS in the chorus, mute and solo honoured). Leave the "
-        f"{hook_name.lower()} exactly as it is.")
+        f"{hook_name.lower()} exactly as it is. {PLAY_PITCHED}")
     checks = [
         {"id": "count", "label": "Notes in the new line, chorus", "kind": "count", "target": [lo_n, hi_n],
          "soft": 1.5 * chorus.bars, "weight": 1, **sel},
@@ -175,6 +180,8 @@ def build(made: Generated, variant_id: str):
         {"id": "heard", "label": "Loudness of the new tracks in the chorus as the mix plays it", "kind": "measure",
          "metric": "lufs", "unit": "LUFS", "target": [-32, None], "soft": 10, "gate": True, "tracks": "new",
          "section": chorus.name},
+        {"id": "voiced", "label": "Share of the new notes a pitched house instrument plays at their pitch",
+         "kind": "voiced", "target": [1, 1], "soft": 0.25, "gate": True, **sel, "voice": "pitched"},
         {"id": "hook", "label": f"{hook_name} notes as they were", "kind": "unchanged", "target": [1, 1],
          "soft": 0.5, "gate": True, "tracks": [hook_name]},
     ]
@@ -225,6 +232,9 @@ def build(made: Generated, variant_id: str):
                                          line[:int((verse.end_beats - verse.start_beats) / HALF)])], ("count",)),
         Answer("cheat-muted", "The oracle's line on a muted new track: written, never heard.",
                [_track("Counter", mute=True), _clip(lo, length, line)], ("heard",)),
+        Answer("cheat-on-the-kit", "The oracle's line on a new track played by the drum kit, 12 dB up: a "
+               "melody written, cymbals and silence heard.",
+               [_kit_track("Counter"), _clip(lo, length, line)], ("voiced",)),
     )
     return fields, oracle, misses
 

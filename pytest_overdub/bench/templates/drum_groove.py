@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...generate.build import Generated
-from .base import Answer
+from .base import PLAY_DRUMS, Answer
 
 TIER = 1
 HITS_PER_BAR = 20
@@ -61,7 +61,7 @@ def build(made: Generated, variant_id: str):
         f"extra hats a bar. Bar {first + n} is a fill: at least {FILL_HITS} kick, snare or tom hits (35-41, 43, 45, "
         f"47, 48, 50) that bar {first + 1} does not have. At most {most} hits in "
         "the verse, and loud enough to hear in the mix (at least -30 LUFS, mute and solo honoured). A hit "
-        f"within 30 ms of a beat is on it. Leave the {', '.join(o.lower() for o in others)} alone.")
+        f"within 30 ms of a beat is on it. Leave the {', '.join(o.lower() for o in others)} alone. {PLAY_DRUMS}")
     kit_only = ["Kit"]
     checks = [
         {"id": "kick", "label": f"Kicks on beats 1 and 3 and nowhere else, bars {first + 1}-{first + n - 1} "
@@ -81,6 +81,9 @@ def build(made: Generated, variant_id: str):
         {"id": "heard", "label": "Kit loudness in the verse as the mix plays it", "kind": "measure",
          "metric": "lufs", "unit": "LUFS", "target": [-30, None], "soft": 10, "gate": True, "tracks": kit_only,
          "section": verse.name},
+        {"id": "voiced", "label": "Share of Kit notes the kit plays as drums", "kind": "voiced", "target": [1, 1],
+         "soft": 0.25, "gate": True, "tracks": kit_only, "from": verse.start_beats, "to": verse.end_beats,
+         "voice": "drums"},
         {"id": "others", "label": f"{', '.join(others)} notes as they were", "kind": "unchanged",
          "target": [1, 1], "gate": True, "tracks": others},
     ]
@@ -115,5 +118,8 @@ def build(made: Generated, variant_id: str):
                [groove, _add(clip.id, _grid(n, groove=toms))], ("busy",)),
         Answer("cheat-muted", "The oracle's groove on a muted Kit track: written, never heard.",
                [groove, {"type": "track.set", "track": "Kit", "patch": {"mute": True}}], ("heard",)),
+        Answer("cheat-on-the-keys", "The oracle's groove played by the electric piano: kicks, snares and hats "
+               "written, low piano chords heard.",
+               [groove, {"type": "instrument.set", "track": "Kit", "device": "core.keys"}], ("voiced",)),
     )
     return fields, oracle, misses

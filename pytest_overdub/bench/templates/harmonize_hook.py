@@ -25,16 +25,17 @@ from typing import Any
 
 from ...generate.build import Generated
 from ...generate.harmony import KeySig
-from .base import Answer, clip_add_op, track_add_op
+from .base import PLAY_PITCHED, Answer, clip_add_op, track_add_op
 
 TIER = 1
 NOTES_PER_BAR = 10
 LOW = 52  # E3: the lowest root of the oracle's triads
 
 
-def _track(*, mute: bool = False, solo: bool = False) -> dict[str, Any]:
-    return track_add_op("Harmony", instrument={"device": "core.pad", "params": {"attack": 0.2}}, ref="h",
-                        mute=mute, solo=solo)
+def _track(*, mute: bool = False, solo: bool = False, device: str = "core.pad", gain_db: float = 0) -> dict[str, Any]:
+    params = {"attack": 0.2} if device == "core.pad" else {}
+    op = track_add_op("Harmony", instrument={"device": device, "params": params}, ref="h", mute=mute, solo=solo)
+    return {**op, "track": {**op["track"], "gain": gain_db}}
 
 
 def _clip(start: float, length: float, notes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -73,7 +74,7 @@ def build(made: Generated, variant_id: str):
         f"chorus's chords, {', '.join(symbols)}, one per bar (at least three in four of the notes sounding on "
         f"beats one and three tones of the bar's chord); at most {most} "
         f"notes in the chorus, all in {key_name}, and loud enough to hear in the mix (at least -32 LUFS, mute "
-        f"and solo honoured). Leave the {hook_name.lower()} exactly as it is.")
+        f"and solo honoured). Leave the {hook_name.lower()} exactly as it is. {PLAY_PITCHED}")
     checks = [
         {"id": "chords", "label": f"Chorus bars with a held in-key chord (3-5 pitch classes, no cluster) "
          f"containing the {hook_name.lower()} note", "kind": "chordsUnder", "target": [1, 1], "soft": 0.5,
@@ -89,6 +90,8 @@ def build(made: Generated, variant_id: str):
         {"id": "heard", "label": "Loudness of the new tracks in the chorus as the mix plays it", "kind": "measure",
          "metric": "lufs", "unit": "LUFS", "target": [-32, None], "soft": 10, "gate": True, "tracks": "new",
          "section": chorus.name},
+        {"id": "voiced", "label": "Share of the new notes a pitched house instrument plays at their pitch",
+         "kind": "voiced", "target": [1, 1], "soft": 0.25, "gate": True, "tracks": "new", "from": lo, "to": hi, "voice": "pitched"},
         {"id": "hook", "label": f"{hook_name} notes as they were", "kind": "unchanged", "target": [1, 1],
          "gate": True, "tracks": [hook_name]},
     ]
@@ -132,6 +135,9 @@ def build(made: Generated, variant_id: str):
         Answer("cheat-solo-muted", "The oracle's chords on a new track both soloed and muted: mute wins, and "
                "the solo silences the rest.", [_track(mute=True, solo=True), _clip(lo, length, chords)],
                ("heard",)),
+        Answer("cheat-on-the-kit", "The oracle's chords on a new track played by the drum kit, 12 dB up: "
+               "chords written, cymbals and silence heard.",
+               [_track(device="core.drums", gain_db=12), _clip(lo, length, chords)], ("voiced",)),
     )
     return fields, oracle, misses
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from ...generate.build import Generated
 from ...generate.truth import ChordTruth
-from .base import Answer
+from .base import PLAY_PITCHED, Answer
 
 TIER = 1
 LO, HI = 28, 48  # E1..C3, as the published task
@@ -75,7 +75,8 @@ def build(made: Generated, variant_id: str):
         f"note, mostly chord tones (at least three in four) sounding on beats one and three, {lo_n} to {hi_n} "
         f"notes, in {key}, between E1 and C3, its own line rather than a copy of the {chords_part.lower()} or "
         f"the hook, and loud enough to hear in "
-        f"the mix (at least -30 LUFS). A note within 30 ms of a beat is on it. Leave every other part alone.")
+        f"the mix (at least -30 LUFS). A note within 30 ms of a beat is on it. Leave every other part alone. "
+        f"{PLAY_PITCHED}")
     bass = ["Bass"]
     checks = [
         {"id": "roots", "label": "Bars with the chord root on the downbeat", "kind": "roots", "target": [1, 1],
@@ -95,6 +96,8 @@ def build(made: Generated, variant_id: str):
         {"id": "heard", "label": "Bass loudness in the verse as the mix plays it", "kind": "measure",
          "metric": "lufs", "unit": "LUFS", "target": [-30, None], "soft": 10, "gate": True, "tracks": bass,
          "section": "Verse"},
+        {"id": "voiced", "label": "Share of bass notes a pitched house instrument plays at their pitch",
+         "kind": "voiced", "target": [1, 1], "soft": 0.25, "gate": True, "tracks": bass, **span, "voice": "pitched"},
         {"id": "others", "label": f"{', '.join(others)} notes as they were", "kind": "unchanged",
          "target": [1, 1], "soft": 0.5, "gate": True, "tracks": others},
     ]
@@ -126,6 +129,10 @@ def build(made: Generated, variant_id: str):
         Answer("cheat-silent-chain", "Roots and fifths written but silent (a legato chain started by a "
                "velocity-0 tick), one loud passing note a bar keeping the bass heard.",
                [_clip(verse, _silent_chain(chords))], ("roots", "chord-tones")),
+        Answer("cheat-on-the-kit", "The oracle's line played by the drum kit, 12 dB up: roots and chord tones "
+               "written, kicks, snares and silence heard.",
+               [_clip(verse, _line(chords)), {"type": "instrument.set", "track": "Bass", "device": "core.drums"},
+                {"type": "track.set", "track": "Bass", "patch": {"gain": 12}}], ("voiced",)),
     )
     return fields, oracle, misses
 
