@@ -714,7 +714,7 @@ class PlrBlocksCheck(_Audio):
     def value(self, ctx: Any) -> float:
         from ..measure.compare import block_peak_db
 
-        return block_peak_db(ctx.get(self.file), sr=ctx.sr) - ctx.lufs(self.file)
+        return block_peak_db(ctx.heard(self.file), sr=ctx.sr) - ctx.lufs(self.file)
 
 
 class LoudnessChangeCheck(_Against):
@@ -797,7 +797,7 @@ class SideBandCheck(_Audio):
         from ..measure.kept import kept
 
         def side(name: str) -> float:  # an input's: kept for the next answer
-            x, (lo, hi) = ctx.get(name), self.band
+            x, (lo, hi) = ctx.heard(name), self.band
             return kept(x, f"band-side {ctx.sr} {lo!r} {hi!r}", lambda: measure_band_side(x, sr=ctx.sr, lo_hz=lo,
                                                                                           hi_hz=hi))
 
@@ -945,8 +945,8 @@ class DuckCheck(_Audio):
         from .audio.readings import duck, duck_aligned
 
         answer = ctx.figure(("duck-aligned", self.file, self.source),  # once for the answer's four readings
-                            lambda: duck_aligned(ctx.get(self.file), ctx.get(self.source), sr=ctx.sr))
-        return duck(answer, ctx.get(self.source), ctx.get(self.hits), sr=ctx.sr, measure=self.measure)
+                            lambda: duck_aligned(ctx.heard(self.file), ctx.heard(self.source), sr=ctx.sr))
+        return duck(answer, ctx.heard(self.source), ctx.heard(self.hits), sr=ctx.sr, measure=self.measure)
 
 
 class HitsCheck(_Audio):
@@ -961,7 +961,7 @@ class HitsCheck(_Audio):
     def value(self, ctx: Any) -> float:
         from .audio.readings import hit_change
 
-        return hit_change(ctx.get(self.file), ctx.get(self.source), sr=ctx.sr, measure=self.measure)
+        return hit_change(ctx.heard(self.file), ctx.heard(self.source), sr=ctx.sr, measure=self.measure)
 
 
 class SequenceCheck(_Audio):
@@ -978,7 +978,7 @@ class SequenceCheck(_Audio):
     def value(self, ctx: Any) -> float:
         from .audio.readings import sequence
 
-        return sequence(ctx.get(self.file), [ctx.get(p) for p in self.parts], sr=ctx.sr, gap_s=self.gap_s,
+        return sequence(ctx.heard(self.file), [ctx.heard(p) for p in self.parts], sr=ctx.sr, gap_s=self.gap_s,
                         measure=self.measure)
 
 

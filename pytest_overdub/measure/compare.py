@@ -55,6 +55,9 @@ Conventions (docs/audio-tasks.md):
 * ``block_peak_db``: the median over the same loud 400 ms blocks of each block's peak, dBFS: the level a
   master's peaks reach through the song, which no few planted peaks move (a whole-file true peak is one
   sample's).
+* ``audio_band``: the signal with nothing above 20 kHz (a zero-phase low-pass, flat to 19.5 kHz, a raised
+  cosine to nothing at 20 kHz): what a listener can hear of it. Readings that content no one hears must not
+  move (a block's peak, a hit's body, a song's loudness in a sequence, the side's width) read this.
 * ``incoherent_db``: how much of ``answer`` over ``[start_s, stop_s)`` is not ``source`` through some filter
   or gain: over 1024-sample Hann frames (hop 512, every channel) the coherent power is ``Σ_f |Σ A·S*|² /
   Σ|S|²`` per frequency bin, and the figure is ``10 log10(1 - coherent / Σ|A|²)`` (dB, floor -120). A gain,
@@ -91,6 +94,25 @@ CLICK_NEAR, CLICK_FAR = 6, 54
 #: A block's peak is the level this many of its frames reach (held magnitudes, the louder channel): fewer
 #: samples, even ones that vouch for each other, are a click, not the music's peak.
 PEAK_SAMPLES = 16
+#: The top of the audio band (Hz), and where :func:`audio_band`'s roll-off to it starts.
+AUDIO_TOP_HZ, AUDIO_ROLLOFF_HZ = 20000.0, 19500.0
+
+
+def audio_band(x: np.ndarray, *, sr: int) -> np.ndarray:
+    """``x`` with nothing above :data:`AUDIO_TOP_HZ` (see module): zero phase, flat to
+    :data:`AUDIO_ROLLOFF_HZ`, a raised cosine to 0 at the top. ``x`` itself where ``sr / 2`` is no higher.
+    A 24 kHz burst or a 23 kHz tone is gone; the music below 19.5 kHz is the same samples to rounding."""
+    from scipy.fft import irfft, next_fast_len, rfft
+
+    x = np.asarray(x, dtype=np.float64)
+    if sr / 2 <= AUDIO_TOP_HZ or x.shape[-1] == 0:
+        return x
+    n = x.shape[-1]
+    m = next_fast_len(n, real=True)
+    f = np.fft.rfftfreq(m, 1.0 / sr)
+    w = np.clip((AUDIO_TOP_HZ - f) / (AUDIO_TOP_HZ - AUDIO_ROLLOFF_HZ), 0.0, 1.0)
+    w = 0.5 - 0.5 * np.cos(np.pi * w)
+    return irfft(rfft(x, n=m, axis=-1) * w, n=m, axis=-1)[..., :n]
 
 
 def octave_levels_db(x: np.ndarray, *, sr: int, centres_hz: tuple[float, ...] = OCTAVES_HZ) -> np.ndarray:

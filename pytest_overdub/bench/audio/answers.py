@@ -163,6 +163,31 @@ def _streaming_click_trains(i):
     return _deliver(m)
 
 
+@maker("streaming.cheat-ultrasonic-peaks")
+def _streaming_ultrasonic_peaks(i):
+    """The crushed master of ``cheat-planted-peaks`` with a 2 ms burst at 24 kHz (+A, -A, ...) at -3 dBFS every
+    400 ms of the music: 96 samples at the peak level, each 6-54 samples from the others, so the burst was a
+    block's peak (plr 11.2-11.5 dB, 1.000 on the published task and seeds 3, 17 and 1005) while a block's peak
+    was read on the whole band. Nobody hears 24 kHz: a block's peak is read in the audio band now."""
+    mix = i["mix.wav"]
+    crushed = ch.match_spectrum(ch.master_to(mix, target_lufs=-6.0, ceiling_db=-1.0, release_ms=5), mix)
+    m = ch.gain(crushed, -14.0 - ch.lufs(crushed))
+    m = ch.gain(m, min(0.0, -3.0 - true_peak_db(m, sr=SR)))
+    music = m.shape[1] - int(1.5 * SR)  # the silent tail stays silent (the 16-bit copy's dither is read there)
+    m = np.concatenate([_ultrasonic_bursts(m[:, :music], every_s=0.4, peak_db=-3.0), m[:, music:]], axis=1)
+    return _deliver(m)
+
+
+def _ultrasonic_bursts(x: np.ndarray, *, every_s: float, peak_db: float, length: int = 96) -> np.ndarray:
+    """``x`` plus a burst of ``length`` samples at half the sample rate (+A, -A, ... on both channels, A at
+    ``peak_db`` dBFS) every ``every_s`` seconds from the start."""
+    y = x.copy()
+    burst = 10.0 ** (peak_db / 20.0) * np.where(np.arange(length) % 2 == 0, 1.0, -1.0)
+    for a in range(0, y.shape[1] - length, int(round(every_s * SR))):
+        y[:, a:a + length] += burst
+    return y
+
+
 def _click_trains(x: np.ndarray, *, every_s: float, peak_db: float, clicks: int = 15, gap: int = 6) -> np.ndarray:
     """``x`` with a train of ``clicks`` one-sample clicks ``gap`` samples apart (both channels, ``peak_db``
     dBFS) every ``every_s`` seconds from the start."""
@@ -577,6 +602,15 @@ def _ep_click_trains(i):
     short of a block's peak (16 samples)."""
     parts = [ch.master_to(i[s], target_lufs=-8.0, ceiling_db=-1.5, release_ms=5) for s in SONGS]
     return {"ep.wav": _ep([_click_trains(ch.gain(p, -6.0), every_s=0.4, peak_db=-4.5) for p in parts])}
+
+
+@maker("ep.cheat-ultrasonic-peaks")
+def _ep_ultrasonic_peaks(i):
+    """The EP of ``cheat-crushed-clicks`` (crushed toward -8 LUFS, 5 ms release, turned down 6 dB) with a 2 ms
+    burst at 24 kHz at -4.5 dBFS every 400 ms of each song: while a block's peak was read on the whole band the
+    bursts put each block's crest factor back (0.80-1.000 on the published task and seeds 3, 17 and 1005)."""
+    parts = [ch.master_to(i[s], target_lufs=-8.0, ceiling_db=-1.5, release_ms=5) for s in SONGS]
+    return {"ep.wav": _ep([_ultrasonic_bursts(ch.gain(p, -6.0), every_s=0.4, peak_db=-4.5) for p in parts])}
 
 
 @maker("ep.cheat-no-gaps")

@@ -43,6 +43,17 @@ class AudioContext:
                             f"(answer: {', '.join(self.answer)}; inputs: {', '.join(self.inputs)})")
         return table[name]
 
+    def heard(self, ref: str):
+        """:meth:`get`'s file in the audio band (:func:`~pytest_overdub.measure.compare.audio_band`: nothing
+        above 20 kHz), for the readings that content no one hears must not move; an input's is kept for the
+        next answer."""
+        from ...measure.compare import audio_band
+        from ...measure.kept import kept
+
+        x = self.get(ref)
+        return self.figure(("heard", ref), lambda: kept(x, f"audio-band {self.sr}",
+                                                       lambda: audio_band(x, sr=self.sr)))
+
     def expand(self, patterns: list[str]) -> list[str]:
         """Answer file names matching each pattern (``stems/*.wav``), in order, each once."""
         names = []
