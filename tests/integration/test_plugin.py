@@ -154,7 +154,7 @@ def test_k_selects_a_task_or_a_check_and_m_selects_gates(pytester, bench):
     res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-m", "gate")
     gates = sorted(line for line in res.outlines if "::" in line)
     assert gates == sorted([f"tasks/{DRUMS}.json::{DRUMS}::{c}"
-                            for c in ("kick", "backbeat", "busy", "heard", "others", "clean", "scope")]
+                            for c in ("kick", "backbeat", "busy", "heard", "voiced", "others", "clean", "scope")]
                            + [f"tasks/{QUANT}.json::{QUANT}::{c}" for c in ("tight", "kept", "bass", "clean", "scope")])
     res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-m", "editing")
     assert len([line for line in res.outlines if "::" in line]) == 7
@@ -300,7 +300,7 @@ def test_task_file_with_a_bad_check_is_one_collection_error(pytester, bench):
     res.stdout.fnmatch_lines([f"*ERROR collecting tasks/{QUANT}.json*", "*loudnessish*"])
     assert "Traceback" not in res.stdout.str()
     # the other task still collects, and runs with --continue-on-collection-errors
-    assert len([line for line in res.outlines if line.startswith(f"tasks/{DRUMS}.json::")]) == 10
+    assert len([line for line in res.outlines if line.startswith(f"tasks/{DRUMS}.json::")]) == 11
 
 
 def test_self_check_items_and_the_bench_rule(pytester, bench):
