@@ -154,13 +154,7 @@ def _streaming_click_trains(i):
     its neighbours' rings, so each is held in full (:func:`~pytest_overdub.measure.compare.held_magnitudes`);
     two of them (a pair 6 apart) read 11.0 dB on the ``plr`` gate while a block's peak was its largest held
     sample (1.000). Fifteen are one short of a block's peak (16 samples)."""
-    mix = i["mix.wav"]
-    crushed = ch.match_spectrum(ch.master_to(mix, target_lufs=-6.0, ceiling_db=-1.0, release_ms=5), mix)
-    m = ch.gain(crushed, -14.0 - ch.lufs(crushed))
-    m = ch.gain(m, min(0.0, -3.0 - true_peak_db(m, sr=SR)))
-    music = m.shape[1] - int(1.5 * SR)  # the silent tail stays silent (the 16-bit copy's dither is read there)
-    m = np.concatenate([_click_trains(m[:, :music], every_s=0.4, peak_db=-3.0), m[:, music:]], axis=1)
-    return _deliver(m)
+    return _deliver(_crushed_marked(i["mix.wav"], _click_trains))
 
 
 @maker("streaming.cheat-ultrasonic-peaks")
@@ -169,13 +163,18 @@ def _streaming_ultrasonic_peaks(i):
     400 ms of the music: 96 samples at the peak level, each 6-54 samples from the others, so the burst was a
     block's peak (plr 11.2-11.5 dB, 1.000 on the published task and seeds 3, 17 and 1005) while a block's peak
     was read on the whole band. Nobody hears 24 kHz: a block's peak is read in the audio band now."""
-    mix = i["mix.wav"]
+    return _deliver(_crushed_marked(i["mix.wav"], _ultrasonic_bursts))
+
+
+def _crushed_marked(mix: np.ndarray, mark) -> np.ndarray:
+    """The crushed master of ``cheat-planted-peaks`` (slammed toward -6 LUFS, EQ'd back, -14 LUFS under -3 dBTP)
+    with ``mark(music, every_s=0.4, peak_db=-3.0)`` laid on its music (the silent tail stays silent: the 16-bit
+    copy's dither is read there)."""
     crushed = ch.match_spectrum(ch.master_to(mix, target_lufs=-6.0, ceiling_db=-1.0, release_ms=5), mix)
     m = ch.gain(crushed, -14.0 - ch.lufs(crushed))
     m = ch.gain(m, min(0.0, -3.0 - true_peak_db(m, sr=SR)))
-    music = m.shape[1] - int(1.5 * SR)  # the silent tail stays silent (the 16-bit copy's dither is read there)
-    m = np.concatenate([_ultrasonic_bursts(m[:, :music], every_s=0.4, peak_db=-3.0), m[:, music:]], axis=1)
-    return _deliver(m)
+    music = m.shape[1] - int(1.5 * SR)
+    return np.concatenate([mark(m[:, :music], every_s=0.4, peak_db=-3.0), m[:, music:]], axis=1)
 
 
 def _ultrasonic_bursts(x: np.ndarray, *, every_s: float, peak_db: float, length: int = 96) -> np.ndarray:
