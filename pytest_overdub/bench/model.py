@@ -103,6 +103,30 @@ class MeasureCheck(CheckBase):
         return measure_value(ctx, self)
 
 
+class CrestLossCheck(CheckBase):
+    """Minus the most crest factor any loud 400 ms block of the starting song's mix lost in the answer's, dB
+    (:func:`~pytest_overdub.measure.compare.block_crest_loss_db`, both in the audio band): how hard the master
+    hit the music where it hit it hardest. A whole-file peak is one sample, which a song-defined insert can
+    plant; a block's peak is 16 the music vouches for, and a planted one gives back its own block only."""
+
+    kind: Literal["crestLoss"]
+
+    def value(self, ctx: "Context") -> float:
+        from ..measure.compare import audio_band, block_crest_loss_db
+
+        def mix(song):
+            heard = ctx.hear(song, self)
+            if heard.silent:
+                return None, ctx.sr
+            x, sr = ctx.audio(heard)
+            return audio_band(x, sr=sr), sr
+
+        (after, sr), (before, _) = mix(ctx.song), mix(ctx.start)
+        if after is None or before is None:
+            return float("-inf")
+        return -block_crest_loss_db(after, before, sr=sr)
+
+
 class KeyCheck(CheckBase):
     kind: Literal["key"]
     expect: str = Field(pattern=r"^[A-G][#b]? (major|minor)$")
@@ -998,7 +1022,7 @@ def file_refs(check: Any) -> list[str]:
 #: Every check kind's class, in the order docs/checks.md lists them. The union below, ``CHECK_KINDS`` and
 #: the docs test all derive from this tuple; a kind is added here and nowhere else.
 CHECK_CLASSES: tuple[type[CheckBase], ...] = (
-    MeasureCheck, KeyCheck,
+    MeasureCheck, CrestLossCheck, KeyCheck,
     CountCheck, InKeyCheck, SpanCheck, WithinCheck, ClashesCheck, DoublingCheck, UnchangedCheck,
     TransposedCheck, RootsCheck, ChordTonesCheck, PatternCheck, DiffersCheck, ChordsUnderCheck, DistinctCheck,
     TurnsCheck, CopiedCheck, JitterCheck, SwingCheck, QuantizedCheck, VoicedCheck,

@@ -495,3 +495,20 @@ def test_a_24_khz_burst_in_every_block_is_no_peak_in_the_audio_band():
     drop = block_crest_db(audio_band(a, sr=SR), sr=SR) - block_crest_db(audio_band(bursts, sr=SR), sr=SR)
     assert drop == pytest.approx(block_crest_db(a, sr=SR) - block_crest_db(crushed, sr=SR), abs=0.3)
     assert drop > hi + soft
+
+
+def test_the_crest_a_block_lost_is_gain_free_and_a_planted_sample_gives_back_only_its_own_block():
+    from pytest_overdub.measure.compare import block_crest_loss_db
+    from pytest_overdub.measure.gated import gated_levels
+
+    a = _drums(6.0) * 0.5
+    assert block_crest_loss_db(a, a, sr=SR) == 0.0
+    assert block_crest_loss_db(a * 0.3, a, sr=SR) == pytest.approx(0.0, abs=1e-9)  # a gain loses no crest
+    crushed = ch.gain(ch.master_to(a, target_lufs=-9.0, ceiling_db=-1.5, release_ms=5), -6.0)
+    planted = crushed.copy()
+    planted[:, int(2.1 * SR)] = 0.885  # one sample, in one block
+    whole = gated_levels(a, sr=SR).crest_db
+    assert whole - gated_levels(planted, sr=SR).crest_db < whole - gated_levels(crushed, sr=SR).crest_db - 3.0
+    loss = block_crest_loss_db(crushed, a, sr=SR)
+    assert loss > 4.5
+    assert block_crest_loss_db(planted, a, sr=SR) == pytest.approx(loss, abs=0.01)

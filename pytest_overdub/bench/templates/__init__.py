@@ -76,7 +76,7 @@ TEMPLATES: dict[str, Template] = {t.id: t for t in (
                      "cheat-chop-bars", "cheat-chop-beats", "cheat-gut-kick")),
     Template("mix-master-loudness", master_loudness.TIER, master_loudness.build, "mix",
              misses=("gain-into-clip", "cheat-mute-kick", "cheat-slammed", "cheat-pad-silence", "cheat-treble-tilt",
-                     "cheat-thin", "cheat-late-note")),
+                     "cheat-thin", "cheat-late-note", "cheat-planted-peak")),
     Template("mix-mono-low-end", mono_low_end.TIER, mono_low_end.build, "mix",
              misses=("mono-master", "mono-mids", "cheat-bass-down", "cheat-highpass-120", "cheat-highpass-bass", "cheat-mute-bass")),
     Template("mixdown-clear-mud", mixdown.TIER, mixdown.clear_mud, "mixdown",

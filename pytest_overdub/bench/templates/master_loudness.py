@@ -69,6 +69,9 @@ CHECKS = [
      "target": [None, -1], "soft": PEAK_SOFT_DB, "gate": True},
     {"id": "crest", "label": "Crest factor of the music (gated) vs before", "kind": "measure",
      "metric": "crestGated", "unit": "dB", "target": [-6, None], "soft": 3, "gate": True, "relative": True},
+    # block by block: a whole-file peak is one sample, which a song-defined master insert can plant
+    {"id": "crest-blocks", "label": "Most crest factor a loud 400 ms block of the music lost", "kind": "crestLoss",
+     "unit": "dB", "target": [-4.5, None], "soft": 1, "gate": True},
     # the tonal balance, as the published task holds it: K-weighting counts the treble extra and the low end
     # holds the peaks, so a treble boost or a low cut before the limiter buys loudness without the crest
     *({"id": f"balance-{band}", "label": f"Share of the mix's power {hz} vs before", "kind": "measure",
@@ -156,7 +159,8 @@ def build(made: Generated, variant_id: str):
         f"Master this for streaming: bring the whole mix up to about {target:g} LUFS integrated (its drums "
         "peak high, and that is about as loud as a clean master of it goes), keep the true peak at or below "
         "-1 dBTP, and don't squash it: the crest factor of the music (silence never counts) may drop by six "
-        "dB at most, and keep its tonal balance: the share of its power under 60 Hz, at 60-250 Hz, at 500 Hz-2 "
+        "dB at most, and no loud 400 ms block of it may lose more than 4.5 dB of its own crest factor (a "
+        "block's peak is the level 16 of its samples reach, nothing above 20 kHz), and keep its tonal balance: the share of its power under 60 Hz, at 60-250 Hz, at 500 Hz-2 "
         "kHz, at 2-4 kHz and at 4-8 kHz each within 3 dB of what it is (a master lifts the level, it does not "
         "re-voice the mix).")
     checks = [{"id": "lufs", "label": "Integrated loudness of the mix", "kind": "measure", "metric": "lufs",
@@ -206,4 +210,30 @@ def _misses(truth, song: Song, solved: Solved) -> tuple[Answer, ...]:
         Answer("cheat-late-note", f"The slammed master, and one near-silent kit hit at beat {3 * end:g}, so "
                "the song runs on in silence: the silence would flatter a whole-song crest factor; the gated one "
                "reads the music only.", slam(before=[late]), ("crest", "scope")),
+        Answer("cheat-planted-peak", "The slammed master, the soft clip off, and a song-defined master insert "
+               "that sets one sample to -1.06 dBFS a third of the way in: the whole-file peak is back, so the "
+               "gated crest factor reads as if little were lost; every block the limiter hit has lost its own.",
+               slam() + planted_peak_ops(at_s=truth.length_s / 3, master_db=trim_db), ("crest-blocks",)),
     )
+
+
+#: The song-defined master insert of ``cheat-planted-peak``: one sample set to ``level`` (a master insert is
+#: handed the whole mix in one call); ``{at}`` is the frame, written in when the insert is made.
+PLANTED_PEAK_KERNEL = (
+    "def process(x, params, ctx):\n"
+    "    y = x.copy()\n"
+    "    if {at} < y.shape[1]:\n"
+    "        y[:, {at}] = params['level']\n"
+    "    return y\n")
+
+
+def planted_peak_ops(*, at_s: float, master_db: float, level: float = 0.885, sr: int = 48000
+                     ) -> list[dict[str, Any]]:
+    """The master's soft clip off and a song-defined insert last on the master setting the sample at ``at_s``
+    seconds to ``level`` after the master gain ``master_db`` (0.885: -1.06 dBFS, its true peak under -1 dBTP)."""
+    device = {"id": "cheat.planted-peak", "kind": "effect", "name": "Planted peak",
+              "params": [{"key": "level", "label": "level", "min": 0, "max": 16, "def": 0.885, "unit": ""}],
+              "kernel": PLANTED_PEAK_KERNEL.format(at=int(at_s * sr))}
+    return [{"type": "master.set", "patch": {"clip": "clean"}}, {"type": "device.define", "device": device},
+            {"type": "insert.add", "track": "master",
+             "insert": {"device": "cheat.planted-peak", "params": {"level": level * 10 ** (-master_db / 20)}}}]
