@@ -512,3 +512,34 @@ def test_the_crest_a_block_lost_is_gain_free_and_a_planted_sample_gives_back_onl
     loss = block_crest_loss_db(crushed, a, sr=SR)
     assert loss > 4.5
     assert block_crest_loss_db(planted, a, sr=SR) == pytest.approx(loss, abs=0.01)
+
+
+def test_every_other_kick_ducked_reads_no_duck_and_every_kick_ducked_reads_its_depth():
+    """``depth`` and ``hold`` read what four kicks in five reach: the median read half the kicks ducked 12 dB
+    as every kick ducked."""
+    from pytest_overdub.bench.audio.readings import duck
+
+    t = np.arange(6 * SR) / SR
+    bass = 0.3 * np.stack([np.sin(2 * np.pi * 55 * t)] * 2)
+    kicks, every, other = np.zeros_like(bass), np.ones(t.size), np.ones(t.size)
+    for k, start in enumerate(np.arange(0.5, 5.5, 0.5)):
+        a = int(start * SR)
+        kicks[:, a: a + 48] = 0.9
+        every[a: a + int(0.1 * SR)] = 10 ** (-6 / 20)
+        if k % 2 == 0:
+            other[a: a + int(0.1 * SR)] = 10 ** (-12 / 20)
+    for measure in ("depth", "hold"):
+        assert duck(bass * every, bass, kicks, sr=SR, measure=measure) == pytest.approx(-6.0, abs=0.1)
+        assert duck(bass * other, bass, kicks, sr=SR, measure=measure) == pytest.approx(0.0, abs=0.1)
+
+
+@pytest.mark.parametrize("late_ms", [0, 5, 13, 20])
+def test_a_hit_is_read_after_the_answer_s_latency(late_ms):
+    """The input handed back late read an earlier, louder part of each decay as body (3.4 dB at 13 ms) while the
+    transient window still held the attack; an honest chain 15-20 ms late lost its transients. The answer's
+    latency within 20 ms is taken out before any hit is read."""
+    a = _drums(6.0) * 0.5
+    lag = int(round(late_ms * SR / 1000))
+    late = np.concatenate([np.zeros((2, lag)), a[:, : a.shape[1] - lag]], axis=1)
+    assert hit_change(late, a, sr=SR, measure="body") == pytest.approx(0.0, abs=0.05)
+    assert hit_change(late, a, sr=SR, measure="transient") == pytest.approx(0.0, abs=0.05)

@@ -350,6 +350,23 @@ def _sidechain_blip(i):
     return {"bass.wav": x}
 
 
+@maker("sidechain.cheat-every-other-kick")
+def _sidechain_every_other(i):
+    """Every other kick ducks the bass 12 dB and the rest not at all: while ``depth`` and ``hold`` were medians
+    over the kicks, half the kicks ducked deep read as every kick ducked (1.000 on the published task and
+    seeds 3, 17 and 1005). They read what four kicks in five reach now."""
+    from ...measure.compare import hit_times_s
+
+    kick = i["stems/kick.wav"].copy()
+    times = hit_times_s(kick, sr=SR)
+    for k, t in enumerate(times):
+        if k % 2:
+            end = times[k + 1] if k + 1 < len(times) else kick.shape[1] / SR
+            kick[:, int(t * SR) - int(0.005 * SR): int(end * SR) - int(0.005 * SR)] = 0.0
+    g = ch.sidechain_gain_db(kick, depth_db=12.0, release_ms=60)
+    return {"bass.wav": i["stems/bass.wav"] * (10.0 ** (g / 20.0))[None, :]}
+
+
 @maker("sidechain.cheat-gated")
 def _sidechain_gated(i):
     from ...measure.compare import hit_times_s
@@ -371,6 +388,16 @@ _SMASH = {"threshold": -40, "ratio": 20, "attack": 0.1, "release": 80, "knee": 0
 #: 80 ms release, 0.54 with 40 ms, 0.22 with 20 ms (the dry level barely helps: 0.8-1.5 dB from -1 to -8 dB).
 TRANSIENT_SLACK_DB = 0.75
 SMASH_RELEASES_MS = (80.0, 40.0, 20.0)
+
+
+@maker("parallel.cheat-late-copy")
+def _parallel_late_copy(i):
+    """The drums handed back untouched, 13 ms late: read at the input's hit times, an earlier and louder part
+    of each decay sat in the body window with the attack still in the transient's (3.4 dB of body, 1.000 on
+    the published task and seed 3). The answer's latency is taken out before any hit is read now."""
+    x = i["drums.wav"]
+    lag = int(round(0.013 * SR))
+    return {"drums.wav": np.concatenate([np.zeros((x.shape[0], lag)), x[:, :-lag]], axis=1)}
 
 
 @maker("parallel.oracle")
