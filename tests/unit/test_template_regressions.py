@@ -270,3 +270,28 @@ def test_ep_sequence_puts_its_loud_master_where_peak_normalising_leaves_the_song
     v = verdict("master-ep-sequence@1018", "cheat:peak-normalised")
     assert v.ok, v.message
     assert v.result.check("spread").value >= 2.0
+
+
+def test_chorus_up_a_step_one_note_left_where_it_was_does_not_pass():
+    """The published oracle with the chorus's first bass note (A1, under a B minor chord) left untransposed
+    scored 0.900 and passed: the moved gates' soft width was 0.5. It is 0.1: one note of twenty costs half."""
+    import json
+
+    from pytest_overdub.bench.tasks import bundled_bench, score_task, start_song
+    from pytest_overdub.song.submission import submission_from_data
+
+    bench = bundled_bench()
+    task = bench.task("edit-chorus-up-a-step")
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    oracle = json.loads((root / "oracles" / "edit-chorus-up-a-step.json").read_text(encoding="utf-8"))["ops"]
+    ops = json.loads(json.dumps(oracle))
+    bass = next(op for op in ops if op.get("track") == "Bass" and "notes" in op)
+    first = min(bass["notes"], key=lambda n: n["t"]) if isinstance(bass["notes"], list) else None
+    assert first is not None
+    first["p"] -= 2
+    start = start_song(task, bench=bench)
+    r = score_task(task, submission_from_data(ops), bench=bench, start=start)
+    assert r.check("moved-bass").value < 1.0
+    assert r.score <= 0.5
