@@ -785,12 +785,15 @@ class TonalBalanceCheck(_Against):
 class BandChangeCheck(_Against):
     """Absolute level (dBFS) of ``band`` in ``file`` minus the same in ``against``. With ``spans``, both are
     read in that many equal spans of time and the value is the largest span's change (the span cut least, or
-    raised most): a change made in part of the song only does not average into a whole-song figure."""
+    raised most): a change made in part of the song only does not average into a whole-song figure. With
+    ``channels``, each channel is read on its own and the largest channel's change counts likewise: a cut made
+    in one channel only does not average into the pair's figure."""
 
     kind: Literal["bandChange"]
     band: tuple[float, float]
     spans: int | None = Field(default=None, ge=2, le=16,
                               description="read in this many equal spans; the largest span's change")
+    channels: bool = Field(default=False, description="read each channel on its own; the largest change")
 
     def value(self, ctx: Any) -> float:
         from ..measure.compare import band_level_db
@@ -798,13 +801,16 @@ class BandChangeCheck(_Against):
 
         lo, hi = self.band
         k = self.spans or 1
+        each = self.channels
 
         def levels(x) -> list[float]:  # an input's: kept for the next answer
             def read() -> list[float]:
                 n = x.shape[-1]
                 cuts = [n * i // k for i in range(k + 1)]
-                return [band_level_db(x[..., a:b], sr=ctx.sr, lo_hz=lo, hi_hz=hi) for a, b in zip(cuts, cuts[1:])]
-            return kept(x, f"band-levels {ctx.sr} {lo!r} {hi!r} {k}", read)
+                parts = [x[c:c + 1] for c in range(x.shape[0])] if each else [x]
+                return [band_level_db(y[..., a:b], sr=ctx.sr, lo_hz=lo, hi_hz=hi)
+                        for y in parts for a, b in zip(cuts, cuts[1:])]
+            return kept(x, f"band-levels {ctx.sr} {lo!r} {hi!r} {k} {each}", read)
 
         return max(a - b for a, b in zip(levels(ctx.get(self.file)), levels(ctx.get(self.against))))
 

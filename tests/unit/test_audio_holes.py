@@ -543,3 +543,24 @@ def test_a_hit_is_read_after_the_answer_s_latency(late_ms):
     late = np.concatenate([np.zeros((2, lag)), a[:, : a.shape[1] - lag]], axis=1)
     assert hit_change(late, a, sr=SR, measure="body") == pytest.approx(0.0, abs=0.05)
     assert hit_change(late, a, sr=SR, measure="transient") == pytest.approx(0.0, abs=0.05)
+
+
+def test_a_band_cut_in_one_channel_reads_as_no_cut_when_each_channel_is_read():
+    """200-500 Hz taken 40 dB down in the left channel only: the pair's pooled power reads a cut of 3 dB (half
+    the power gone), which passed `mud`; read channel by channel, the right one is cut by nothing."""
+    from pytest_overdub.bench.model import BandChangeCheck
+
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 4 * SR)) * 0.1
+    y = x.copy()
+    spec = np.fft.rfft(y[0])
+    f = np.fft.rfftfreq(y.shape[1], 1.0 / SR)
+    spec[(f >= 200.0) & (f < 500.0)] *= 0.01
+    y[0] = np.fft.irfft(spec, y.shape[1])
+    ctx = _context({"mix.wav": y, "input:mix.wav": x})
+    check = {"id": "mud", "label": "mud", "kind": "bandChange", "target": [None, -2.5], "file": "mix.wav",
+             "against": "input:mix.wav", "band": [200, 500]}
+    pooled = BandChangeCheck.model_validate(check).value(ctx)
+    each = BandChangeCheck.model_validate({**check, "channels": True}).value(ctx)
+    assert pooled == pytest.approx(10 * np.log10((1 + 1e-4) / 2), abs=0.05)  # -3.0 dB
+    assert each == pytest.approx(0.0, abs=1e-9)
