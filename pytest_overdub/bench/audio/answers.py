@@ -666,6 +666,17 @@ def _mud_one_channel(i):
     return {"mix.wav": x}
 
 
+@maker("mud.cheat-scooped")
+def _mud_scooped(i):
+    """The oracle's bell, and 500 Hz-2 kHz taken 20 dB down as well: the mud is gone and the midrange with it,
+    which no check read (1.000 on the published task and seeds 3, 17, 1005); `mids` reads it now."""
+    x = _mud_oracle(i)["mix.wav"].copy()
+    spec = np.fft.rfft(x, axis=1)
+    f = np.fft.rfftfreq(x.shape[1], 1.0 / SR)
+    spec[:, (f >= 500.0) & (f < 2000.0)] *= 0.1
+    return {"mix.wav": np.fft.irfft(spec, x.shape[1], axis=1)}
+
+
 @maker("mud.alt-two-bells")
 def _mud_alt(i):
     y = ch.eq(i["mix.wav"], mid=-4.0, midf=250, q=1.2)
