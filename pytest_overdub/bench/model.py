@@ -848,14 +848,20 @@ class TailRmsCheck(_Audio):
 
 
 class DitherCheck(_Against):
-    """How quiet the requantisation error ``file - against`` is anywhere: the lowest, over channels and
-    100 ms frames, of its standard deviation (dBFS; :func:`~pytest_overdub.measure.compare.dither_floor_db`)."""
+    """The requantisation error ``file - against``. ``measure="floor"``: how quiet it is anywhere, the lowest,
+    over channels and 100 ms frames, of its standard deviation (dBFS;
+    :func:`~pytest_overdub.measure.compare.dither_floor_db`). ``"rounding"``: how much its mean follows where
+    each sample falls between two 16-bit steps, in steps (:func:`~pytest_overdub.measure.compare.
+    rounding_dependence_lsb`: about 0.29 rounded, truncated or rounded and then given noise; about 0 dithered)."""
 
     kind: Literal["dither"]
+    measure: Literal["floor", "rounding"] = "floor"
 
     def value(self, ctx: Any) -> float:
-        from ..measure.compare import dither_floor_db
+        from ..measure.compare import dither_floor_db, rounding_dependence_lsb
 
+        if self.measure == "rounding":
+            return rounding_dependence_lsb(ctx.get(self.file), ctx.get(self.against))
         return dither_floor_db(ctx.get(self.file), ctx.get(self.against), sr=ctx.sr)
 
 

@@ -292,6 +292,28 @@ def dither_floor_db(x16: np.ndarray, x24: np.ndarray, *, sr: int, frame_s: float
     return amplitude_db(float(sd.min()))
 
 
+#: The 16-bit step, full scale 1.0.
+LSB16 = 1.0 / 32768.0
+
+
+def rounding_dependence_lsb(x16: np.ndarray, x24: np.ndarray, *, bins: int = 16) -> float:
+    """How much the requantisation error ``x16 - x24`` depends on where each sample of ``x24`` falls between two
+    16-bit steps, in 16-bit steps: the error's mean in each of ``bins`` slices of that position (those with at
+    least 100 samples), and their RMS spread about their mean. Rounding, truncating or rounding then adding noise
+    leave the error a sawtooth of the position (about 0.29); TPDF or RPDF dither, noise-shaped or not, makes its
+    mean independent of the signal (about 0). 0 with fewer than two slices read."""
+    x24 = np.asarray(x24, dtype=np.float64).ravel() / LSB16
+    e = (np.asarray(x16, dtype=np.float64).ravel() / LSB16) - x24
+    where = np.minimum((x24 - np.floor(x24)) * bins, bins - 1).astype(np.int64)
+    count = np.bincount(where, minlength=bins)
+    total = np.bincount(where, weights=e, minlength=bins)
+    seen = count >= 100
+    if seen.sum() < 2:
+        return 0.0
+    means = total[seen] / count[seen]
+    return float(np.sqrt(np.mean((means - means.mean()) ** 2)))
+
+
 def held_magnitudes(x: np.ndarray) -> np.ndarray:
     """``|x|``, each sample held to :data:`CLICK_RATIO` times the largest magnitude :data:`CLICK_NEAR` to
     :data:`CLICK_FAR` samples away on either side (see module): a click or a short burst is not a peak."""

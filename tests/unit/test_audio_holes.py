@@ -564,3 +564,21 @@ def test_a_band_cut_in_one_channel_reads_as_no_cut_when_each_channel_is_read():
     each = BandChangeCheck.model_validate({**check, "channels": True}).value(ctx)
     assert pooled == pytest.approx(10 * np.log10((1 + 1e-4) / 2), abs=0.05)  # -3.0 dB
     assert each == pytest.approx(0.0, abs=1e-9)
+
+
+def test_the_rounding_dependence_is_a_sawtooth_s_rms_for_rounding_and_none_for_tpdf():
+    """Rounding, truncation, and rounding with a random step added after it leave the error's mean a sawtooth
+    of where a sample falls between two 16-bit steps: its RMS is 1/sqrt(12) = 0.289 steps. TPDF dither before
+    the rounding makes the error's mean independent of the signal."""
+    from pytest_overdub.bench.audio import chains
+    from pytest_overdub.measure.compare import rounding_dependence_lsb
+
+    rng = np.random.default_rng(11)
+    x = np.round(0.05 * rng.standard_normal((2, 4 * SR)) * 2**23) / 2**23  # a 24-bit signal, never clipped
+    step = 1 / 32768
+    rounded = np.round(x / step) * step
+    noisy = rounded + rng.integers(-1, 2, x.shape) * step
+    truncated = np.floor(x / step) * step
+    for copy in (rounded, noisy, truncated):
+        assert rounding_dependence_lsb(copy, x) == pytest.approx(1 / np.sqrt(12), abs=0.01)
+    assert rounding_dependence_lsb(chains.dither16(x, seed=1) * step, x) < 0.01

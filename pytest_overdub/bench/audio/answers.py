@@ -124,6 +124,17 @@ def _streaming_no_dither(i):
     return {"master.wav": m, "master-16.wav": ch.truncate16(m)}
 
 
+@maker("streaming.cheat-noise-after-rounding")
+def _streaming_noise_after_rounding(i):
+    """The oracle's master, its 16-bit copy rounded and then given a random -1, 0 or +1 step: noise at about
+    dither's level everywhere (every level gate passed: 1.000), and the rounding's distortion all still there
+    (the error follows where each sample falls between two steps: 0.29 steps, TPDF's 0.002)."""
+    m = ch.master_to(i["mix.wav"], target_lufs=-14.0, ceiling_db=-1.5)
+    rng = np.random.default_rng(3)
+    q = ch.truncate16(m).astype(np.int32) + rng.integers(-1, 2, m.shape)
+    return {"master.wav": m, "master-16.wav": np.clip(q, -32768, 32767).astype(np.int16)}
+
+
 @maker("streaming.cheat-planted-peaks")
 def _streaming_planted(i):
     """Crushed (the house limiter slammed toward -6 LUFS, 5 ms release), EQ'd back onto the mix's balance,
