@@ -422,7 +422,7 @@ def _parallel_oracle(i):
     for release_ms in SMASH_RELEASES_MS:
         comp = {**_SMASH, "release": release_ms}
         y = ch.parallel(x, wet_db=_smash_makeup(x, comp, dry_db=-1.0), dry_db=-1.0, **comp)
-        if abs(hit_change(y, x, sr=SR, measure="transient")) <= TRANSIENT_SLACK_DB:
+        if abs(hit_change(y, x, sr=SR, measure="transient", latency=False)) <= TRANSIENT_SLACK_DB:
             break
     return {"drums.wav": y}
 
@@ -447,7 +447,7 @@ def _wet_level(x: np.ndarray, wet: np.ndarray, *, dry_db: float) -> float:
         mid = (lo + hi) / 2
         for a, b in frames:
             mix[:, a:b] = dry[:, a:b] + ch.gain(wet[:, a:b], mid)
-        body = hit_change(mix, x, sr=SR, measure="body", times=times)
+        body = hit_change(mix, x, sr=SR, measure="body", times=times, latency=False)
         lo, hi = (mid, hi) if body < 4.0 else (lo, mid)
     return (lo + hi) / 2
 
