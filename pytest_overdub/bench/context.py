@@ -35,6 +35,15 @@ from ..render.heard import heard_tracks, plays
 from ..song.model import Song
 
 
+#: A note is heard when its track's stem over its first :data:`NOTE_WINDOW_S` reaches
+#: :data:`AUDIBLE_FLOOR_DBFS` and is within :data:`AUDIBLE_BELOW_DB` of the level nine in ten of the track's
+#: note windows stay under (:meth:`Context.audible`): a ghost note 18 dB under the rest is heard; a root a
+#: gain insert automated to -60 dB over each downbeat (-81 dB against -21) is not.
+NOTE_WINDOW_S = 0.1
+AUDIBLE_FLOOR_DBFS = -80.0
+AUDIBLE_BELOW_DB = 40.0
+
+
 @dataclass(frozen=True)
 class Heard:
     """What a scope hears on one song: the heard tracks' ids (song order), the span in beats (``None`` =
@@ -136,9 +145,46 @@ class Context:
         the check's own; ``spanned=False`` reads the whole song (for ``against``/``melody`` parts, whose
         notes may start before the span and still sound inside it)."""
         lo, hi = self.span(check) if spanned else (None, None)
-        return select(self.song if song is None else song, start_song=self.start,
-                      tracks=check.tracks if tracks is ... else tracks, from_beats=lo, to_beats=hi,
-                      pitches=check.pitches if pitches is ... else pitches, track_plays=plays)
+        song = self.song if song is None else song
+        notes = select(song, start_song=self.start, tracks=check.tracks if tracks is ... else tracks,
+                       from_beats=lo, to_beats=hi, pitches=check.pitches if pitches is ... else pitches,
+                       track_plays=plays)
+        return notes if song is self.start else self.audible(song, notes)
+
+    def audible(self, song: Song, notes: list[PlacedNote]) -> list[PlacedNote]:
+        """``notes`` less those their track does not let anyone hear: the track's stem (rendered alone,
+        post-fader) over a note's first :data:`NOTE_WINDOW_S` is under :data:`AUDIBLE_FLOOR_DBFS`, or more
+        than :data:`AUDIBLE_BELOW_DB` under the level nine in ten of the track's note windows stay under.
+        The selection's rules read a note's own velocity and clip gain; this reads what reaches the ear, so
+        an insert or its automation that silences the roots (a gain at -60 dB over each downbeat) silences
+        them for the checks too. The starting song's notes are read as written."""
+        by_track: dict[str, list[PlacedNote]] = {}
+        for n in notes:
+            by_track.setdefault(n.track_id, []).append(n)
+        heard: set[tuple[str, str, str, float]] = set()
+        for track_id, group in by_track.items():
+            for n, ok in zip(group, self._audible_in(song, track_id, group)):
+                if ok:
+                    heard.add((n.track_id, n.clip_id, n.note_id, n.start_beats))
+        return [n for n in notes if (n.track_id, n.clip_id, n.note_id, n.start_beats) in heard]
+
+    def _audible_in(self, song: Song, track_id: str, group: list[PlacedNote]) -> list[bool]:
+        import numpy as np
+
+        r = self.render(song, (track_id,))
+        x = scope_audio(r, stem=True)
+        n = x.shape[-1]
+        window = max(1, int(round(NOTE_WINDOW_S * r.sr)))
+        levels = []
+        for note in group:
+            a = min(max(r.timeline.beats_to_frames(note.start_beats), 0), n)
+            seg = x[:, a:min(a + window, n)]
+            rms = float(np.sqrt(np.mean(seg * seg))) if seg.size else 0.0
+            levels.append(20.0 * np.log10(rms) if rms > 0 else -np.inf)
+        levels_arr = np.array(levels)
+        finite = levels_arr[np.isfinite(levels_arr)]
+        top = float(np.quantile(finite, 0.9)) if finite.size else -np.inf
+        return [bool(v >= AUDIBLE_FLOOR_DBFS and v >= top - AUDIBLE_BELOW_DB) for v in levels_arr]
 
     @property
     def key(self) -> tuple[str | None, str | None]:

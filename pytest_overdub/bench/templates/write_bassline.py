@@ -129,6 +129,15 @@ def build(made: Generated, variant_id: str):
         Answer("cheat-silent-chain", "Roots and fifths written but silent (a legato chain started by a "
                "velocity-0 tick), one loud passing note a bar keeping the bass heard.",
                [_clip(verse, _silent_chain(chords))], ("roots", "chord-tones")),
+        Answer("cheat-gain-silenced-roots", "The oracle's line, and a gain insert automated to -60 dB over the "
+               "first beat and a half of every bar: the roots written at full velocity, nobody hears them.",
+               [_clip(verse, _line(chords)),
+                {"type": "insert.add", "track": "Bass", "insert": {"device": "core.gain"}, "ref": "g"},
+                {"type": "auto.write", "track": "Bass", "insert": "$g", "param": "gain", "points": [
+                    {"t": float(verse.start_beats + b + dt), "v": v}
+                    for b in range(0, int(verse.end_beats - verse.start_beats), 4)
+                    for dt, v in ((0.0, -60.0), (1.48, -60.0), (1.5, 0.0), (3.98, 0.0))]}],
+               ("roots",)),
         Answer("cheat-on-the-kit", "The oracle's line played by the drum kit, 12 dB up: roots and chord tones "
                "written, kicks, snares and silence heard.",
                [_clip(verse, _line(chords)), {"type": "instrument.set", "track": "Bass", "device": "core.drums"},
