@@ -127,6 +127,32 @@ class CrestLossCheck(CheckBase):
         return -block_crest_loss_db(after, before, sr=sr)
 
 
+class StemLikenessCheck(CheckBase):
+    """How much the scope's stems (post-fader, before the master) keep their own envelope: the correlation of
+    their 10 ms level envelopes on the agent's song with the starting song's, over the span
+    (:func:`~pytest_overdub.measure.compare.envelope_correlation`, ±100 ms of lag). A level, an EQ, a compressor
+    or a touch of reverb keep a part's shape (0.89-1.0); a part drowned in a fully wet reverb is a wash of it
+    (0.05). A scope that hears nothing on either song reads 0."""
+
+    kind: Literal["stemLikeness"]
+    tracks: Tracks = None
+    from_beats: float | None = Field(default=None, alias="from", ge=0)
+    to_beats: float | None = Field(default=None, alias="to", ge=0)
+    section: str | None = None
+
+    def value(self, ctx: "Context") -> float:
+        from ..measure.compare import envelope_correlation
+
+        stems = []
+        for song in (ctx.song, ctx.start):
+            heard = ctx.hear(song, self)
+            if heard.silent:
+                return 0.0
+            x, sr = ctx.audio(heard, stem=True)
+            stems.append(x)
+        return envelope_correlation(stems[0], stems[1], sr=ctx.sr)
+
+
 class KeyCheck(CheckBase):
     kind: Literal["key"]
     expect: str = Field(pattern=r"^[A-G][#b]? (major|minor)$")
@@ -1034,7 +1060,7 @@ def file_refs(check: Any) -> list[str]:
 #: Every check kind's class, in the order docs/checks.md lists them. The union below, ``CHECK_KINDS`` and
 #: the docs test all derive from this tuple; a kind is added here and nowhere else.
 CHECK_CLASSES: tuple[type[CheckBase], ...] = (
-    MeasureCheck, CrestLossCheck, KeyCheck,
+    MeasureCheck, CrestLossCheck, StemLikenessCheck, KeyCheck,
     CountCheck, InKeyCheck, SpanCheck, WithinCheck, ClashesCheck, DoublingCheck, UnchangedCheck,
     TransposedCheck, RootsCheck, ChordTonesCheck, PatternCheck, DiffersCheck, ChordsUnderCheck, DistinctCheck,
     TurnsCheck, CopiedCheck, JitterCheck, SwingCheck, QuantizedCheck, VoicedCheck,

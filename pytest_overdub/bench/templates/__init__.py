@@ -73,7 +73,7 @@ TEMPLATES: dict[str, Template] = {t.id: t for t in (
     Template("mix-hook-in-front", hook_in_front.TIER, hook_in_front.build, "mix",
              misses=("cheat-delete-chorus-parts", "cheat-hook-up-others-down", "cheat-others-down-20",
                     "cheat-others-down-8", "hook-blasted", "verse-automation",
-                     "cheat-chop-bars", "cheat-chop-beats", "cheat-gut-kick")),
+                     "cheat-chop-bars", "cheat-chop-beats", "cheat-gut-kick", "cheat-drowned")),
     Template("mix-master-loudness", master_loudness.TIER, master_loudness.build, "mix",
              misses=("gain-into-clip", "cheat-mute-kick", "cheat-slammed", "cheat-pad-silence", "cheat-treble-tilt",
                      "cheat-thin", "cheat-late-note", "cheat-planted-peak")),

@@ -74,7 +74,9 @@ INSTRUCTION = (
     "together and five at most any one alone, and don't change the chorus as a whole by more than one LU either "
     "way: not just louder, and not by pulling everything else down. Keep the hook playing as it does, all "
     "through the chorus: its loudness range there may grow by a LU at most, and no beat of it may drop out (a "
-    "hook chopped into loud bursts is not in front).")
+    "hook chopped into loud bursts is not in front), and it must still sound like itself: its envelope in the "
+    "chorus keeps a likeness of 0.6 or more to what it was (a level, an EQ, a compressor or some reverb keep it; "
+    "a hook drowned in a fully wet reverb is further back, not in front).")
 
 
 def _hook_db(made: Generated) -> float:
@@ -167,6 +169,10 @@ def build(made: Generated, variant_id: str):
         {"id": "heard", "label": "Share of the chorus the hook's loudness reads vs before", "kind": "measure",
          "metric": "lufsShare", "unit": "", "target": [-0.05, None], "soft": 0.1, "gate": True, "tracks": ["Hook"],
          "section": "Chorus", "relative": True},
+        # in front, not drowned: a fully wet reverb made the hook loud and a wash of itself (likeness 0.05)
+        {"id": "dry", "label": "The hook's own shape kept in the chorus (envelope likeness to before)",
+         "kind": "stemLikeness", "target": [0.6, None], "soft": 0.2, "gate": True, "tracks": ["Hook"],
+         "section": "Chorus"},
     ]
     instruction = INSTRUCTION.format(first=chorus.first_bar + 1, last=chorus.first_bar + chorus.bars)
     fields = {"family": "mix", "title": "Bring the hook to the front", "instruction": instruction,
@@ -212,5 +218,10 @@ def build(made: Generated, variant_id: str):
                [{"type": "insert.add", "track": "Kick", "insert": {"device": "core.eq", "params": {"hp": 150}}},
                 {"type": "track.set", "track": "Hook", "patch": {"gain": hook_db + HOOK_UP_DB}}],
                ("each-other",)),
+        Answer("cheat-drowned", "The oracle's faders and the hook through a fully wet reverb (12 s, 250 ms "
+               "predelay): loud, and a wash of itself, further back rather than in front.",
+               _faders(hook_db + HOOK_UP_DB, trim) + [{"type": "insert.add", "track": "Hook", "insert": {
+                   "device": "core.verb", "params": {"mix": 1, "decay": 12, "predelay": 250}}}],
+               ("dry",)),
     )
     return fields, oracle, misses
