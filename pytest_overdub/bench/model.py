@@ -1021,13 +1021,12 @@ class HitsCheck(_Audio):
     measure: Literal["transient", "body", "incoherent"]
 
     def value(self, ctx: Any) -> float:
-        from ..measure.compare import latency_samples, shifted
-        from .audio.readings import hit_change
+        from .audio.readings import hit_change, hits_aligned
 
-        either = self.measure == "incoherent"  # (the levels read the best same-polarity match: readings.py)
         answer, source = ctx.heard(self.file), ctx.heard(self.source)
-        aligned = ctx.figure(("hits-aligned", self.file, self.source, either),  # once for the answer's readings
-                             lambda: shifted(answer, latency_samples(answer, source, sr=ctx.sr, either_polarity=either)))
+        either = self.measure == "incoherent"  # the levels share one alignment, incoherent has its own
+        aligned = ctx.figure(("hits-aligned", self.file, self.source, either),
+                             lambda: hits_aligned(answer, source, sr=ctx.sr, measure=self.measure))
         return hit_change(aligned, source, sr=ctx.sr, measure=self.measure, latency=False)
 
 

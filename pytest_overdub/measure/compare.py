@@ -332,18 +332,29 @@ def held_magnitudes(x: np.ndarray) -> np.ndarray:
 def _loud_blocks(x: np.ndarray, *, sr: int, block_s: float, under_db: float) -> tuple[np.ndarray, np.ndarray]:
     """(peak, rms) of each 400 ms block within ``under_db`` rms of the loudest (none: empty arrays); a block's
     peak is the :data:`PEAK_SAMPLES`-th largest of its frames' held magnitudes (see module)."""
-    x = np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1])
     hop = max(1, int(round(block_s * sr)))
-    n = x.shape[1] // hop
+    n = np.shape(x)[-1] // hop
     if not n:
         return np.zeros(0), np.zeros(0)
-    seg = x[:, : n * hop].reshape(x.shape[0], n, hop)
-    frames = held_magnitudes(x[:, : n * hop]).max(axis=0).reshape(n, hop)
+    peak, rms = _block_peaks(x, hop=hop, blocks=n)
+    loud = _loud(rms, under_db=under_db)
+    return peak[loud], rms[loud]
+
+
+def _block_peaks(x: np.ndarray, *, hop: int, blocks: int) -> tuple[np.ndarray, np.ndarray]:
+    """(peak, rms) of each of the first ``blocks`` blocks of ``hop`` frames; a block's peak is the
+    :data:`PEAK_SAMPLES`-th largest of its frames' held magnitudes (see module)."""
+    x = np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1])[:, : blocks * hop]
+    frames = held_magnitudes(x).max(axis=0).reshape(blocks, hop)
     kth = hop - min(PEAK_SAMPLES, hop)  # the PEAK_SAMPLES-th largest frame of each block
     peak = np.partition(frames, kth, axis=1)[:, kth]
-    rms = np.sqrt(np.mean(seg * seg, axis=(0, 2)))
-    loud = rms >= rms.max() * 10.0 ** (-under_db / 20.0) if rms.max() > 0 else np.zeros(n, bool)
-    return peak[loud], rms[loud]
+    seg = x.reshape(x.shape[0], blocks, hop)
+    return peak, np.sqrt(np.mean(seg * seg, axis=(0, 2)))
+
+
+def _loud(rms: np.ndarray, *, under_db: float) -> np.ndarray:
+    """The blocks within ``under_db`` rms of the loudest (none when all are silent)."""
+    return rms >= rms.max() * 10.0 ** (-under_db / 20.0) if rms.max() > 0 else np.zeros(rms.size, bool)
 
 
 def block_crest_db(x: np.ndarray, *, sr: int, block_s: float = 0.4, under_db: float = 20.0) -> float:
@@ -370,18 +381,13 @@ def block_crest_loss_db(answer: np.ndarray, before: np.ndarray, *, sr: int, bloc
         return 0.0
 
     def crests(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        x = np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1])[:, : m * hop]
-        frames = held_magnitudes(x).max(axis=0).reshape(m, hop)
-        kth = hop - min(PEAK_SAMPLES, hop)
-        peak = np.partition(frames, kth, axis=1)[:, kth]
-        rms = np.sqrt(np.mean(x.reshape(x.shape[0], m, hop) ** 2, axis=(0, 2)))
+        peak, rms = _block_peaks(x, hop=hop, blocks=m)
         with np.errstate(divide="ignore", invalid="ignore"):
             return 20.0 * np.log10(peak / rms), rms
 
     c0, rms0 = crests(before)
     c1, _ = crests(answer)
-    loud = rms0 >= rms0.max() * 10.0 ** (-under_db / 20.0) if rms0.max() > 0 else np.zeros(m, bool)
-    loss = (c0 - c1)[loud]
+    loss = (c0 - c1)[_loud(rms0, under_db=under_db)]
     loss = loss[np.isfinite(loss)]
     return float(loss.max()) if loss.size else 0.0
 

@@ -9,9 +9,8 @@ import numpy as np
 
 from ...dsp.filters import Crossover, SOSFilter, rbj_biquad
 from ...dsp.levels import db_to_gain
+from ...measure.compare import LSB16
 from .inputs import SR, run_effect
-
-LSB16 = 1.0 / 32768.0
 
 
 def gain(x: np.ndarray, db: float) -> np.ndarray:

@@ -105,6 +105,16 @@ def body_frames(times: np.ndarray, *, sr: int, n: int) -> list[tuple[int, int]]:
             for t in times]
 
 
+def hits_aligned(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str) -> np.ndarray:
+    """``answer`` with its latency against ``source`` (within 20 ms) taken out, as ``measure`` reads hits. Read
+    at the input's hit times, the input handed back 13 ms late put an earlier, louder part of each decay in the
+    body window with its attack still in the transient's (1.000), and an honest smash 15 ms late lost its
+    transients (0.000). ``incoherent`` takes either polarity; the levels take the largest same-polarity match,
+    which a kick's low end inverted half a period away cannot take (a compressed copy matched that way 9 ms
+    off)."""
+    return shifted(answer, latency_samples(answer, source, sr=sr, either_polarity=measure == "incoherent"))
+
+
 def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str,
                times: np.ndarray | None = None, latency: bool = True) -> float:
     """The median over hits of ``measure`` in ``answer`` less in ``source`` (see the module); ``times``:
@@ -112,14 +122,8 @@ def hit_change(answer: np.ndarray, source: np.ndarray, *, sr: int, measure: str,
     sample-aligned (the bench's own chains, calibrating themselves), so no lag is searched for: a smash far
     louder than the dry drums, tried on the way to its level, could match them a few ms off."""
     times = _hit_times(source, sr=sr) if times is None else times
-    # a chain's latency (within 20 ms, either polarity) taken out first, for every measure: read at the
-    # input's hit times, the input handed back 13 ms late put an earlier, louder part of each decay in the
-    # body window with its attack still in the transient's (1.000), and an honest smash 15 ms late lost its
-    # transients (0.000)
-    # (``incoherent`` takes either polarity; the levels read the lag of the largest same-polarity match, which a
-    # kick's low end inverted half a period away cannot take: a compressed copy matched that way 9 ms off)
     if latency:
-        answer = shifted(answer, latency_samples(answer, source, sr=sr, either_polarity=measure == "incoherent"))
+        answer = hits_aligned(answer, source, sr=sr, measure=measure)
     out = []
     for i, t in enumerate(times):
         if i + 1 < len(times) and times[i + 1] - t < 0.15:
