@@ -103,7 +103,8 @@ def _audio_what(c: dict) -> str | None:
         files = " + ".join(f"`{f}`" for f in c["files"]) if c.get("files") else f"`{c['file']}`"
         return f"residual of {files}{against}"
     if kind == "likeness":
-        return f"likeness ({c.get('how', 'waveform')}) of `{c['file']}`{against}"
+        per = ", lowest 50 ms block" if c.get("per") == "block" else ""
+        return f"likeness ({c.get('how', 'waveform')}{per}) of `{c['file']}`{against}"
     if kind == "duck":
         return f"duck {c['measure']} of `{c['file']}` over `{c['source']}`, hits of `{c['hits']}`"
     if kind == "hits":

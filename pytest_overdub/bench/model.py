@@ -932,17 +932,27 @@ class BusStemCheck(_Audio):
 class LikenessCheck(_Against):
     """How alike two files are: ``waveform`` (sample correlation), ``envelope`` (level envelopes'
     correlation: the same music whatever its EQ) or ``polarity`` (the sample correlation at ``file``'s lag
-    within ±20 ms where it is largest in size, its sign kept: about +1 for a gain or a duck, -1 inverted)."""
+    within ±20 ms where it is largest in size, its sign kept: about +1 for a gain or a duck, -1 inverted);
+    ``per: "block"`` reads ``polarity`` in each 50 ms block where ``against`` plays and keeps the lowest
+    (:func:`~pytest_overdub.measure.compare.polarity_blocks_low`): inverted around each kick reads -1)."""
 
     kind: Literal["likeness"]
     how: Literal["waveform", "envelope", "polarity"] = "waveform"
+    per: Literal["file", "block"] = "file"
+
+    @model_validator(mode="after")
+    def _blocks_are_polarity(self) -> "LikenessCheck":
+        if self.per == "block" and self.how != "polarity":
+            raise ValueError(f"per: 'block' reads polarity only (how: 'polarity'), not how: {self.how!r}")
+        return self
 
     def value(self, ctx: Any) -> float:
-        from ..measure.compare import correlation, envelope_correlation, polarity_correlation
+        from ..measure.compare import correlation, envelope_correlation, polarity_blocks_low, polarity_correlation
 
         a, b = ctx.get(self.file), ctx.get(self.against)
         if self.how == "polarity":
-            return polarity_correlation(a, b, sr=ctx.sr)
+            read = polarity_blocks_low if self.per == "block" else polarity_correlation
+            return read(a, b, sr=ctx.sr)
         return correlation(a, b) if self.how == "waveform" else envelope_correlation(a, b, sr=ctx.sr)
 
 

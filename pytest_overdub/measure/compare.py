@@ -69,6 +69,11 @@ Conventions (docs/audio-tasks.md):
   dB, an EQ with glue compression or limiting -16 to -26, another song blended 10 dB under the music -9.
 * ``polarity_correlation``: the sample correlation of ``answer`` with ``source`` at the lag within ±20 ms where
   it is largest in size, its sign kept: +1 for a gain or a duck of the source, -1 for it inverted.
+  ``polarity_blocks_low``: the same correlation (about zero mean, at the file's lag) in each 50 ms block where
+  the source plays (its block power within 40 dB of its 90th-percentile block), the lowest block's. A gain,
+  however it moves, never turns a block over (``Σ g·s² >= 0`` for ``g >= 0``), so an honest duck reads
+  about +1 in every block; a bass inverted around each kick reads about -1 there, though the whole file
+  still correlates +0.8.
 * ``latency_samples``: the lag (samples, positive when ``answer`` is late) within ±20 ms at which the mono
   sums of ``answer`` and ``source`` correlate best: a chain's uncompensated latency, taken out before a
   frame-by-frame comparison.
@@ -456,6 +461,42 @@ def polarity_correlation(answer: np.ndarray, source: np.ndarray, *, sr: int, max
     best lag, so a chain's latency or a delay of half a bass cycle does not turn it over."""
     lag = latency_samples(answer, source, sr=sr, max_lag_s=max_lag_s, either_polarity=True)
     return correlation(shifted(answer, lag), source)
+
+
+#: ``polarity_blocks_low``'s block and the level under the source's loud blocks below which a block is not
+#: read (the source is between notes there: no polarity to keep).
+POLARITY_BLOCK_S = 0.05
+POLARITY_UNDER_DB = 40.0
+
+
+def polarity_blocks_low(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.02,
+                        block_s: float = POLARITY_BLOCK_S, under_db: float = POLARITY_UNDER_DB) -> float:
+    """The lowest, over the ``block_s`` blocks where ``source`` plays, of ``answer``'s sample correlation with
+    ``source`` in that block, ``answer`` brought back by its lag within ±``max_lag_s`` (the largest
+    correlation in size over the whole file, :func:`latency_samples`). A block plays when its ``source``
+    power is within ``under_db`` of the 90th percentile of ``source``'s blocks; a block ``answer`` leaves
+    silent reads 0. About +1 for a gain or a duck (a gain never turns a block over), -1 where the source is
+    inverted, however briefly; 1.0 when ``source`` never plays (nothing to keep)."""
+    lag = latency_samples(answer, source, sr=sr, max_lag_s=max_lag_s, either_polarity=True)
+    a = shifted(answer, lag).reshape(-1, np.shape(answer)[-1])
+    s = np.asarray(source, dtype=np.float64).reshape(-1, np.shape(source)[-1])
+    size = max(1, int(round(block_s * sr)))
+    n = min(a.shape[1], s.shape[1]) // size
+    if n < 1 or a.shape[0] != s.shape[0]:
+        return polarity_correlation(answer, source, sr=sr, max_lag_s=max_lag_s)
+    a = a[:, : n * size].reshape(a.shape[0], n, size)
+    s = s[:, : n * size].reshape(s.shape[0], n, size)
+    a = a - a.mean(axis=(0, 2), keepdims=True)
+    s = s - s.mean(axis=(0, 2), keepdims=True)
+    ss = np.einsum("cnk,cnk->n", s, s)
+    plays = ss > 0
+    if not plays.any():
+        return 1.0
+    plays &= ss >= np.percentile(ss, 90) * 10.0 ** (-under_db / 10.0)
+    aa = np.einsum("cnk,cnk->n", a, a)[plays]
+    den = np.sqrt(aa * ss[plays])
+    r = np.divide(np.einsum("cnk,cnk->n", a, s)[plays], den, out=np.zeros_like(den), where=den > 0)
+    return float(r.min())
 
 
 def unexplained_db(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.1,

@@ -12,7 +12,8 @@ import pytest
 from pytest_overdub.bench.audio import chains as ch
 from pytest_overdub.bench.audio.readings import hit_change, sequence
 from pytest_overdub.measure.compare import (block_crest_db, block_peak_db, dither_floor_db, image_correlation,
-                                            incoherent_db, latency_samples, polarity_correlation, unexplained_db)
+                                            incoherent_db, latency_samples, polarity_blocks_low, polarity_correlation,
+                                            unexplained_db)
 
 SR = 48000
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
@@ -307,6 +308,34 @@ def test_a_bass_inverted_against_its_stem_fails_the_polarity_gate_a_ducked_one_p
     late = np.concatenate([np.zeros((2, half)), -ducked[:, :-half]], axis=1)
     assert polarity_correlation(-ducked, bass, sr=SR) < lo - soft
     assert polarity_correlation(late, bass, sr=SR) < lo - soft
+
+
+def test_a_bass_inverted_only_around_each_kick_reads_minus_one_in_its_blocks_where_the_file_read_plus():
+    """The duck with the bass flipped from 2 ms before to 120 ms after each kick cancels the low end where
+    it meets the kick, and the whole file still correlated well above the gate; read per 50 ms block where
+    the bass plays, the flipped blocks read -1 and a duck of any shape (a gain never turns a block over)
+    stays near +1. The gate is read from the task file."""
+    (lo, _), soft = _gate("mixdown-sidechain-bass", "polarity")
+    bass = _bass_notes()
+    gain = np.ones(bass.shape[1])
+    flip = np.ones(bass.shape[1])
+    for kick_s in np.arange(0.3, 3.5, 0.5):  # the kicks fall late in each bass note, as on an offbeat bass
+        a = int(kick_s * SR)
+        gain[a: a + int(0.1 * SR)] = 0.5
+        flip[max(0, a - int(0.002 * SR)): a + int(0.12 * SR)] = -1.0
+    ducked = bass * gain
+    flipped = ducked * flip
+    assert polarity_correlation(flipped, bass, sr=SR) >= lo  # the whole file passed the gate: the hole
+    assert polarity_blocks_low(flipped, bass, sr=SR) == pytest.approx(-1.0, abs=0.01)  # < lo - soft: 0
+    assert lo - soft > -0.99
+    assert polarity_blocks_low(ducked, bass, sr=SR) >= 0.9
+    assert polarity_blocks_low(bass, bass, sr=SR) == pytest.approx(1.0, abs=1e-12)
+    # a duck to one hundredth in 1 ms: the gain moves inside the block, and no block turns over
+    deep = bass * np.where(gain < 1.0, 0.01, 1.0)
+    assert polarity_blocks_low(deep, bass, sr=SR) >= lo
+    # an answer 5 ms late is brought back first (the file's lag), as the whole-file reading is
+    late = np.concatenate([np.zeros((2, 240)), ducked[:, :-240]], axis=1)
+    assert polarity_blocks_low(late, bass, sr=SR) >= 0.9
 
 
 # --- sidechain: "between" has frames to read when the kick is on every beat --------------------------
