@@ -438,18 +438,20 @@ def latency_samples(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_
                     either_polarity: bool = False) -> int:
     """The lag within ±``max_lag_s`` at which ``answer`` best matches ``source`` (see module conventions);
     ``either_polarity``: the largest correlation in size, so an answer in inverted polarity is placed too."""
+    from scipy.fft import next_fast_len
+
     from pytest_overdub.measure.kept import kept
 
     a = np.asarray(answer, dtype=np.float64).reshape(-1, np.shape(answer)[-1]).sum(axis=0)
     n = min(a.size, np.shape(source)[-1])
-    size = 1 << int(np.ceil(np.log2(max(2 * n, 2))))
+    lags = int(round(max_lag_s * sr))
+    size = next_fast_len(n + lags + 1, real=True)  # no lag within ±lags wraps around: the linear correlation
 
     def source_fft() -> np.ndarray:  # the same source for every answer a scorer reads: kept
         b = np.asarray(source, dtype=np.float64).reshape(-1, np.shape(source)[-1]).sum(axis=0)
         return np.fft.rfft(b[:n], size)
 
     xc = np.fft.irfft(np.fft.rfft(a[:n], size) * np.conj(kept(source, f"latency-fft {n} {size}", source_fft)), size)
-    lags = int(round(max_lag_s * sr))
     cand = np.concatenate([xc[-lags:], xc[: lags + 1]]) if lags else xc[:1]
     return int(np.argmax(np.abs(cand) if either_polarity else cand)) - lags
 

@@ -1,7 +1,7 @@
 """Figures of read-only arrays kept by identity in a scorer process: every rule of an audio task reads the
 same inputs (the scorer's :data:`~pytest_overdub.bench.audio.inputs.INPUT_MEMO` hands out one read-only
 array per input), and its checks measure them again for each answer: the hits of a source, the spectrum of
-a mix to compare with, a 2^23-point FFT of a source to find an answer's latency.
+a mix to compare with, a song-length FFT of a source to find an answer's latency.
 
 Conventions:
 
