@@ -3,10 +3,15 @@
 The rules (docs/transcription.md), the same as ``mir_eval.transcription`` so the figures agree with it:
 
 * A reference note and an estimated note **match** when their onsets are at most ``onset_tol_s`` (50 ms)
-  apart and their pitches at most ``pitch_tol_cents`` (50 cents) apart; with offsets on, their offsets must
-  also be at most ``max(offset_ratio * reference duration, offset_min_s)`` apart (20 % of the note, at
-  least 50 ms). Every bound is inclusive. Time distances are rounded to 7 decimals first (as mir_eval
-  does), so 50 ms written as 1.05 - 1.0 still counts as 50 ms.
+  apart and their pitches less than ``pitch_tol_cents`` (50 cents) apart; with offsets on, their offsets
+  must also be at most ``max(offset_ratio * reference duration, offset_min_s)`` apart (20 % of the note,
+  at least 50 ms). The time bounds are inclusive. Time distances are rounded to 7 decimals first (as
+  mir_eval does), so 50 ms written as 1.05 - 1.0 still counts as 50 ms.
+* The pitch bound is **exclusive**, where mir_eval's is inclusive (the two differ only at exactly 50
+  cents): a note written a quarter tone off (60.5) sits exactly between two semitones, and with the bound
+  inclusive it matched either, so a transcription hedged on every note by writing it halfway between its
+  two likeliest pitches scored as if it had chosen right (1.000 on transcribe-solo-hook). It matches
+  neither now; 60.49 still matches 60.
 * Matching is **one to one**: the largest set of matched pairs in which no note is used twice (a maximum
   bipartite matching), so a duplicated estimate matches once and the copy counts against precision.
 * precision = matches / estimated notes, recall = matches / reference notes, F1 = 2PR / (P + R); all three
@@ -64,7 +69,7 @@ def _pair_ok(ref: TimedNote, est: TimedNote, *, onset_tol_s: float, pitch_tol_ce
              offsets: bool, offset_ratio: float, offset_min_s: float, pitch_shift: float = 0.0) -> bool:
     if _rounded(abs(ref.onset_s - est.onset_s)) > onset_tol_s:
         return False
-    if abs(100.0 * (ref.pitch + pitch_shift - est.pitch)) > pitch_tol_cents:
+    if abs(100.0 * (ref.pitch + pitch_shift - est.pitch)) >= pitch_tol_cents:
         return False
     if offsets:
         tol = max(offset_ratio * (ref.offset_s - ref.onset_s), offset_min_s)

@@ -4,7 +4,8 @@ random note sets: precision, recall and F1 equal to 1e-9, with and without offse
 Onsets are drawn on a 10 ms lattice from 1 s (so sums like 1.37 + 0.05 are inexact in floats) plus small
 offsets that put many pairs at and around the 50 ms boundary (where the 7-decimal rounding decides); pitches are semitones plus 0, ±30 or ±70 cents, so a pitch
 distance is never within float error of the 50-cent bound (mir_eval measures cents through log2 of Hz,
-we through MIDI numbers; both are exact away from the bound).
+we through MIDI numbers; both are exact away from the bound; at exactly 50 cents ours is exclusive and
+mir_eval's inclusive, docs/transcription.md).
 """
 
 import warnings

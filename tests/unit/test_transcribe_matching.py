@@ -17,9 +17,20 @@ def test_an_onset_matches_within_50_ms_inclusive(late_s, hit):
     assert f.f1 == (1.0 if hit else 0.0)
 
 
-@pytest.mark.parametrize("cents, hit", [(49, True), (50, True), (51, False), (-49, True), (-51, False)])
-def test_a_pitch_matches_within_50_cents(cents, hit):
+@pytest.mark.parametrize("cents, hit", [(49, True), (49.9, True), (50, False), (51, False), (-49, True),
+                                         (-50, False), (-51, False)])
+def test_a_pitch_matches_less_than_50_cents_away(cents, hit):
     assert figures([n(60, 1.0)], [n(60 + cents / 100, 1.0)]).matched == (1 if hit else 0)
+
+
+def test_a_note_written_a_quarter_tone_off_is_neither_of_its_two_neighbours():
+    """Every note of a line hedged halfway between its pitch and the semitone above matched the true note
+    while the pitch bound was inclusive (F1 1.000); it matches no true note now, whichever of the two
+    neighbours the truth holds."""
+    line = [n(p, 0.5 * i) for i, p in enumerate((60, 62, 64, 65, 67))]
+    for shift in (0.5, -0.5):
+        assert figures(line, [n(x.pitch + shift, x.onset_s) for x in line]).f1 == 0.0
+    assert figures(line, [n(x.pitch + 0.49, x.onset_s) for x in line]).f1 == 1.0
 
 
 def test_a_duplicated_estimate_matches_once_and_costs_precision():
