@@ -148,16 +148,16 @@ def test_k_selects_a_task_or_a_check_and_m_selects_gates(pytester, bench):
     res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-k", QUANT)
     got = [line for line in res.outlines if "::" in line]
     assert got == [f"tasks/{QUANT}.json::{QUANT}::{c}" for c in
-                   ("tight", "kept", "swing", "bass", "clean", "scope", "score")]
+                   ("tight", "kept", "swing", "voiced", "bass", "clean", "scope", "score")]
     res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-k", "backbeat")
     assert [line for line in res.outlines if "::" in line] == [f"tasks/{DRUMS}.json::{DRUMS}::backbeat"]
     res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-m", "gate")
     gates = sorted(line for line in res.outlines if "::" in line)
     assert gates == sorted([f"tasks/{DRUMS}.json::{DRUMS}::{c}"
                             for c in ("kick", "backbeat", "busy", "heard", "voiced", "others", "clean", "scope")]
-                           + [f"tasks/{QUANT}.json::{QUANT}::{c}" for c in ("tight", "kept", "bass", "clean", "scope")])
+                           + [f"tasks/{QUANT}.json::{QUANT}::{c}" for c in ("tight", "kept", "voiced", "bass", "clean", "scope")])
     res = _run(pytester, f"--overdub-submission={sub}", "--collect-only", "-q", "-m", "editing")
-    assert len([line for line in res.outlines if "::" in line]) == 7
+    assert len([line for line in res.outlines if "::" in line]) == 8
 
 
 def test_pass_line(pytester, bench, solved_song):
@@ -195,12 +195,12 @@ def test_refused_submission_says_its_error_once_per_task(pytester, bench):
     path.write_text(json.dumps([{"type": "track.set", "track": "Nobody", "patch": {"gain": -3}}]), encoding="utf-8")
     report = pytester.path / "report.json"
     res = _run(pytester, f"--overdub-submission={path}", "-k", QUANT, f"--overdub-report={report}")
-    res.assert_outcomes(failed=7)
+    res.assert_outcomes(failed=8)
     text = res.stdout.str()
     first = f"tasks/{QUANT}.json::{QUANT}::tight"
     assert text.count('track = "Nobody"') == 1 and text.count("submission refused: transaction 0") == 1
     assert "tight: not scored: the submission was refused\n" in text
-    for item in ("kept", "swing", "bass", "clean", "scope", "score"):
+    for item in ("kept", "swing", "voiced", "bass", "clean", "scope", "score"):
         assert f"{item}: not scored: the submission was refused (see {first})" in text
     assert "NaN" not in text and "Traceback" not in text
 
@@ -209,7 +209,7 @@ def test_refused_submission_says_its_error_once_per_task(pytester, bench):
 
     (task,) = json.loads(report.read_text(), parse_constant=refuse)["tasks"]
     assert task["score"] == 0.0 and task["error"].startswith("submission refused")
-    assert [c["value"] for c in task["checks"]] == [None] * 6
+    assert [c["value"] for c in task["checks"]] == [None] * 7
     assert all(c["error"] == task["error"] for c in task["checks"])
 
 
@@ -219,10 +219,10 @@ def test_task_that_cannot_be_scored_says_why_once(pytester, bench):
     sub.write_text("[]", encoding="utf-8")
     report = pytester.path / "report.json"
     res = _run(pytester, f"--overdub-submission={sub}", "-k", QUANT, f"--overdub-report={report}")
-    res.assert_outcomes(failed=7)
+    res.assert_outcomes(failed=8)
     text = res.stdout.str()
     assert text.count("song 'loose-groove': no file") == 1
-    assert text.count(f"not scored: the task could not be scored (see tasks/{QUANT}.json::{QUANT}::tight)") == 6
+    assert text.count(f"not scored: the task could not be scored (see tasks/{QUANT}.json::{QUANT}::tight)") == 7
     res.stdout.fnmatch_lines([f"{QUANT}*-  (not scored)"])
     (task,) = json.loads(report.read_text())["tasks"]
     assert task["score"] is None and "song 'loose-groove': no file" in task["error"]
@@ -276,7 +276,7 @@ def test_report_that_cannot_be_written_at_the_end_keeps_the_summary(pytester, be
     """)
     res = _run(pytester, f"--overdub-submission={solved_song}", "--overdub-report=out/report.json", "-k", QUANT)
     res.stdout.fnmatch_lines([f"overdub: cannot write the report {pytester.path}/out/report.json: "
-                              "No such file or directory", f"{QUANT}*pass", "*7 passed*"])
+                              "No such file or directory", f"{QUANT}*pass", "*8 passed*"])
     assert res.ret == pytest.ExitCode.INTERNAL_ERROR
     assert "Traceback" not in res.stdout.str() + res.stderr.str()
 

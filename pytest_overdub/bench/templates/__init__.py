@@ -47,7 +47,7 @@ TEMPLATES: dict[str, Template] = {t.id: t for t in (
     Template("edit-chorus-up-a-step", chorus_up_a_step.TIER, chorus_up_a_step.build, "editing",
              misses=("hook-only", "whole-song", "cheat-down-a-seventh", "cheat-drop-keys", "cheat-hook-left")),
     Template("edit-quantize-swing", quantize_swing.TIER, quantize_swing.build, "editing",
-             misses=("straight", "cheat-reprogrammed", "cheat-stacked", "cheat-bass-too",
+             misses=("straight", "cheat-reprogrammed", "cheat-stacked", "cheat-bass-too", "cheat-on-the-pad",
                      "cheat-drop-hardest")),
     Template("master-ep-sequence", mastering.TIER, mastering.ep_sequence, "mastering",
              misses=("cheat-click-trains", "cheat-clipped", "cheat-crushed-clicks", "cheat-crushed", "cheat-no-gaps",

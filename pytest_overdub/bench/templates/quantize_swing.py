@@ -85,7 +85,8 @@ def build(made: Generated, variant_id: str):
         "hit onto the line of the grid nearest to it (within 30 ms), where the grid's off sixteenths sit as "
         "late as the groove's off sixteenths sit now on average, so the groove stays as swung as it is (swing "
         "within 10 %) but tight (RMS distance from that grid at most 0.004 beats). Keep every hit, with its "
-        f"pitch and velocity, and leave the {', '.join(o.lower() for o in others)} alone.")
+        "pitch and velocity, on the kit (core.drums: its notes are read as the drums of the kit's map), and "
+        f"leave the {', '.join(o.lower() for o in others)} alone.")
     checks = [
         {"id": "tight", "label": "RMS distance from the swung 1/16 grid", "kind": "jitter", "unit": "beats",
          "target": [0, 0.004], "soft": 0.008, "gate": True, "tracks": drums, "grid": GRID},
@@ -93,6 +94,8 @@ def build(made: Generated, variant_id: str):
          "kind": "quantized", "target": [1, 1], "soft": 0.1, "gate": True, "tracks": drums, "grid": GRID},
         {"id": "swing", "label": "Change in swing", "kind": "swing", "target": [0, 0.1], "soft": 0.4,
          "weight": 1, "tracks": drums, "grid": GRID},
+        {"id": "voiced", "label": f"Share of {' and '.join(drums)} notes the kit plays as drums", "kind": "voiced",
+         "target": [1, 1], "soft": 0.25, "gate": True, "tracks": drums, "voice": "drums"},
         {"id": "others", "label": f"{', '.join(others)} notes as they were", "kind": "unchanged",
          "target": [1, 1], "gate": True, "tracks": others},
     ]
@@ -113,6 +116,10 @@ def build(made: Generated, variant_id: str):
                ("kept",)),
         Answer("cheat-bass-too", f"The drums quantized and the {bass.lower()} dragged along by the swing.",
                _moved(hits, line) + _moved(bass_hits, lambda clip, n: n.t + shift), ("others",)),
+        Answer("cheat-on-the-pad", "The quantize with the drums switched to core.pad: every note where it should "
+               "be, and no drum heard.", _moved(hits, line) + [{"type": "instrument.set", "track": name,
+                                                               "device": "core.pad"} for name in drums],
+               ("voiced",)),
         Answer("cheat-drop-hardest", "The tenth of the hits farthest from their lines deleted, the rest quantized: "
                "tight and as swung, and not every hit kept.", _dropped(hits, line, sloppy), ("kept",)),
     )
