@@ -1024,11 +1024,13 @@ class DuckCheck(_Audio):
 class HitsCheck(_Audio):
     """The median over the hits of ``source`` of ``file``'s level minus ``source``'s: ``transient`` the
     peak from 2 ms before to 15 ms after the hit, ``body`` the rms 40-150 ms after it (dB); ``incoherent``
-    the share of ``file``'s body 40-150 ms after the hit that no filter of ``source``'s explains (dB)."""
+    the share of ``file``'s body 40-150 ms after the hit that no filter of ``source``'s explains (dB).
+    ``quietBody``: not a median, the body lift that four in five of the half of the hits with the quieter
+    bodies in ``source`` reach (dB, :func:`~.audio.readings.quiet_body_lift`)."""
 
     kind: Literal["hits"]
     source: str
-    measure: Literal["transient", "body", "incoherent"]
+    measure: Literal["transient", "body", "incoherent", "quietBody"]
 
     def value(self, ctx: Any) -> float:
         from .audio.readings import hit_change, hits_aligned

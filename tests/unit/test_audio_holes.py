@@ -11,9 +11,9 @@ import pytest
 
 from pytest_overdub.bench.audio import chains as ch
 from pytest_overdub.bench.audio.readings import hit_change, sequence
-from pytest_overdub.measure.compare import (block_crest_db, block_peak_db, dither_floor_db, image_correlation,
-                                            incoherent_db, latency_samples, polarity_blocks_low, polarity_correlation,
-                                            unexplained_db)
+from pytest_overdub.measure.compare import (block_crest_db, block_peak_db, dither_floor_db, hit_times_s,
+                                            image_correlation, incoherent_db, latency_samples, polarity_blocks_low,
+                                            polarity_correlation, unexplained_db)
 
 SR = 48000
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
@@ -122,6 +122,66 @@ def test_a_reverb_lifting_the_body_fails_and_parallel_compression_passes():
     echo = x + np.concatenate([np.zeros((2, int(0.055 * SR))), x], axis=1)[:, : x.shape[1]]
     assert hit_change(echo, x, sr=SR, measure="body") > 3.0
     assert hit_change(echo, x, sr=SR, measure="incoherent") > hi  # sound from 55 ms before
+
+
+def _kit(seconds: float = 8.5) -> np.ndarray:
+    """A kick every 500 ms from 250 ms (a decaying 60 Hz thump: a loud body) and a hat 250 ms after each (a
+    short noise burst: its body is the kick's tail, about 14 dB quieter)."""
+    rng = np.random.default_rng(4)
+    x = np.zeros((2, int(seconds * SR)))
+    for start in np.arange(0.25, seconds - 0.5, 0.5):
+        a = int(start * SR)
+        t = np.arange(x.shape[1] - a) / SR
+        x[:, a:] += 0.6 * np.sin(2 * np.pi * 60 * t) * np.exp(-t / 0.08)
+        b, n = a + int(0.25 * SR), int(0.2 * SR)
+        x[:, b: b + n] += 0.3 * rng.standard_normal(n) * np.exp(-np.arange(n) / SR / 0.03)
+    return x
+
+
+def _ride(x: np.ndarray, times: np.ndarray, ridden: np.ndarray, gain_db: float) -> np.ndarray:
+    """``x`` with its gain up ``gain_db`` from 30 ms after each ridden hit to 5 ms before the next hit (the
+    transient untouched, the whole body window lifted by exactly ``gain_db``)."""
+    y = x.copy()
+    for i in np.flatnonzero(ridden):
+        end = times[i + 1] - 0.005 if i + 1 < len(times) else x.shape[1] / SR
+        y[:, int((times[i] + 0.03) * SR): int(end * SR)] *= 10 ** (gain_db / 20)
+    return y
+
+
+def test_half_the_hits_ridden_meets_the_median_and_fails_the_quiet_bodies():
+    """Every other hit (here every kick) or the first half of the song ridden 8 dB: the median body of 16
+    hits at 0 dB and 16 at 8 dB is (0 + 8) / 2 = 4.0 dB, in the target, while the quieter-bodied half (the 16
+    hats) reads 0.0: every other hit leaves all of them at 0 dB, the first half of the song 8 of them, and
+    four in five of them reach no lift. Every hit ridden 4 dB reads 4.0 on both; a compressed copy under the
+    dry drums lifts the quiet bodies more than the median hit's."""
+    from pytest_overdub.bench.model import HitsCheck
+
+    data = json.loads((TASKS / "mixdown-parallel-drums.json").read_text(encoding="utf-8"))
+    check = next(c for c in data["checks"] if c["id"] == "body-quiet")
+    (lo, _), soft = _gate("mixdown-parallel-drums", "body-quiet")
+    (body_lo, body_hi) = next(c for c in data["checks"] if c["id"] == "body")["target"]
+    x = _kit()
+    times = hit_times_s(x, sr=SR)
+    assert len(times) == 32 and np.allclose(times, np.arange(0.25, 8.25, 0.25), atol=0.002)
+
+    def quiet(y):
+        return HitsCheck.model_validate(check).value(_context({"drums.wav": y, "input:drums.wav": x}))
+
+    k = np.arange(times.size)
+    for ridden in (k % 2 == 0, times < x.shape[1] / SR / 2):
+        y = _ride(x, times, ridden, 8.0)
+        assert hit_change(y, x, sr=SR, measure="body") == pytest.approx(4.0, abs=1e-9)
+        assert body_lo <= 4.0 <= body_hi
+        assert hit_change(y, x, sr=SR, measure="transient") == 0.0
+        assert quiet(y) == pytest.approx(0.0, abs=1e-6)  # read in the audio band: the same to 1e-9 dB
+        assert 0.0 <= lo - soft  # so the gate scores 0
+    every = _ride(x, times, k >= 0, 4.0)
+    assert quiet(every) == pytest.approx(4.0, abs=1e-6)
+    comp = dict(threshold=-40, ratio=20, attack=0.1, release=80, knee=0, makeup=0)
+    honest = ch.parallel(x, wet_db=20.0, dry_db=-1.0, **comp)
+    body = hit_change(honest, x, sr=SR, measure="body")
+    assert body_lo <= body <= body_hi and abs(hit_change(honest, x, sr=SR, measure="transient")) < 1.0
+    assert quiet(honest) > max(body, lo)
 
 
 # --- EP: level matched, not crushed ----------------------------------------------------------------
