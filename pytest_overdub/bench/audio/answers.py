@@ -425,6 +425,83 @@ def _parallel_late_copy(i):
     return {"drums.wav": np.concatenate([np.zeros((x.shape[0], lag)), x[:, :-lag]], axis=1)}
 
 
+#: A gain ride lifts a hit from this long after it (its transient, read to 15 ms, untouched; its body, read
+#: from 40 ms, lifted in full) to :data:`RIDE_RAMP_S` before the next hit, ramped in and out over that.
+RIDE_FROM_S, RIDE_RAMP_S = 0.03, 0.005
+#: The most a ride lifts a hit (dB), and the level no ridden stretch is taken over (dBFS: no clipping).
+RIDE_MAX_DB, RIDE_CEILING_DB = 12.0, -1.0
+
+
+def _ridden(x: np.ndarray, times: np.ndarray, ridden: np.ndarray, *, gain_db: float) -> np.ndarray:
+    """``x`` with its gain up ``gain_db`` over each ridden hit (``times[ridden]``, s) from :data:`RIDE_FROM_S`
+    after it to :data:`RIDE_RAMP_S` before the next hit, less where that would take the stretch over
+    :data:`RIDE_CEILING_DB`; the gain ramps linearly in dB over :data:`RIDE_RAMP_S` at both ends."""
+    g_db = np.zeros(x.shape[1])
+    ramp = int(round(RIDE_RAMP_S * SR))
+    for i in np.flatnonzero(ridden):
+        a = int(round((times[i] + RIDE_FROM_S) * SR))
+        b = int(round((times[i + 1] - RIDE_RAMP_S) * SR)) if i + 1 < len(times) else x.shape[1]
+        if b - a < 2 * ramp:
+            continue
+        peak = float(np.abs(x[:, a:b]).max())
+        room_db = RIDE_CEILING_DB - 20.0 * np.log10(peak) if peak > 0 else RIDE_MAX_DB
+        seg = np.full(b - a, min(gain_db, max(room_db, 0.0)))
+        seg[:ramp] *= np.linspace(0.0, 1.0, ramp)
+        seg[-ramp:] *= np.linspace(1.0, 0.0, ramp)
+        g_db[a:b] = seg
+    return x * (10.0 ** (g_db / 20.0))[None, :]
+
+
+def _ride_hits(x: np.ndarray, pick) -> Files:
+    """A gain ride on the hits ``pick(times, read)`` chooses (a mask over the hits ``times``; ``read``: the hits
+    the readings read, :func:`~.readings.read_hits`), by the gain that puts the median body at 4 dB (bisection,
+    at most :data:`RIDE_MAX_DB`): the job done on those hits only, the rest handed back as they were."""
+    from .readings import hit_change, read_hits
+
+    times = hit_times_s(x, sr=SR)
+    ridden = pick(times, np.isin(times, read_hits(times)))
+    lo, hi = 0.0, RIDE_MAX_DB
+    for _ in range(20):
+        mid = (lo + hi) / 2
+        body = hit_change(_ridden(x, times, ridden, gain_db=mid), x, sr=SR, measure="body", times=times,
+                          latency=False)
+        lo, hi = (mid, hi) if body < 4.0 else (lo, mid)
+    return {"drums.wav": _ridden(x, times, ridden, gain_db=(lo + hi) / 2)}
+
+
+@maker("parallel.cheat-ride-every-other")
+def _parallel_ride_every_other(i):
+    """Every other hit (of those read) ridden up: the median body of half the hits at 0 dB and half at 8 dB is
+    4 dB, which scored 1.000 while the body was read only as that median. On a kick-hat-snare-hat pattern every other hit is
+    every kick and snare, the loud hits; on kick-snare-hat, each kind in turn."""
+    def every_other(times, read):
+        out = np.zeros(times.size, bool)
+        out[np.flatnonzero(read)[::2]] = True
+        return out
+    return _ride_hits(i["drums.wav"], every_other)
+
+
+@maker("parallel.cheat-ride-loud-half")
+def _parallel_ride_loud_half(i):
+    """The louder half of the hits (of those read, by the transient's peak: at or over the median) ridden up,
+    the quieter ones left as they were."""
+    from ...measure.compare import peak_db_in
+
+    x = i["drums.wav"]
+
+    def loud_half(times, read):
+        peaks = np.array([peak_db_in(x, sr=SR, start_s=t - 0.002, stop_s=t + 0.015) for t in times])
+        return read & (peaks >= np.median(peaks[read]))
+    return _ride_hits(x, loud_half)
+
+
+@maker("parallel.cheat-ride-first-half")
+def _parallel_ride_first_half(i):
+    """The hits of the first half of the song (of those read) ridden up, the second half's left as they were."""
+    x = i["drums.wav"]
+    return _ride_hits(x, lambda times, read: read & (times < x.shape[1] / SR / 2))
+
+
 @maker("parallel.oracle")
 def _parallel_oracle(i):
     """The smashed copy under the dry drums (1 dB down) at the level that lifts the body 4 dB, its release
