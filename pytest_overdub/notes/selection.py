@@ -117,7 +117,7 @@ def sounds_as_written(device: str | None, p: int, *, voice: str) -> bool:
     raise ValueError(f"voice {voice!r}: expected 'pitched' or 'drums'")
 
 
-def mono_voice(track: Track, notes: Sequence[PlacedNote]) -> list[PlacedNote]:
+def mono_voice(track: Track, notes: Sequence[PlacedNote], *, join_repeats: bool = False) -> list[PlacedNote]:
     """``notes`` of a one-voice instrument as they sound: each cut where the next one starts, each played
     at the velocity the voice gives it; notes cut to nothing are left out. Sorted by (start_beats, p).
 
@@ -127,6 +127,10 @@ def mono_voice(track: Track, notes: Sequence[PlacedNote]) -> list[PlacedNote]:
     its onset) it carries on the envelope of its chain, played at the velocity of the chain's first note. A
     root at velocity 0 that starts a legato chain silences every note of the chain, and a root cut by a
     fifth a tick later is heard for a tick: the selection reads both as the ear does.
+
+    With ``join_repeats`` a legato note in LEGATO mode at the pitch of the note it follows is no new note:
+    nothing is struck (the envelope runs on and the pitch stays), so it lengthens that note, as a
+    transcription hears it (the render is the same sample for sample, docs/transcription.md).
     """
     mode_at = _mode_reader(track)
     by_gain: dict[float, list[PlacedNote]] = {}
@@ -136,13 +140,18 @@ def mono_voice(track: Track, notes: Sequence[PlacedNote]) -> list[PlacedNote]:
     for group in by_gain.values():
         group.sort(key=lambda n: (n.start_beats, n.index))
         chain_v = 0.0
+        heard: list[PlacedNote] = []
         for i, n in enumerate(group):
             legato = i > 0 and n.start_beats <= group[i - 1].end_beats
-            if not (legato and mode_at(n.start_beats) == 0):
+            held = legato and mode_at(n.start_beats) == 0
+            if not held:
                 chain_v = n.v
             dur = n.dur_beats if i + 1 == len(group) else min(n.dur_beats, group[i + 1].start_beats - n.start_beats)
-            if dur > 0:
-                out.append(replace(n, v=chain_v, dur_beats=dur))
+            if join_repeats and held and heard and heard[-1].p == n.p and heard[-1].end_beats >= n.start_beats:
+                heard[-1] = replace(heard[-1], dur_beats=max(dur, 0.0) + n.start_beats - heard[-1].start_beats)
+            elif dur > 0:
+                heard.append(replace(n, v=chain_v, dur_beats=dur))
+        out.extend(heard)
     out.sort(key=lambda n: (n.start_beats, n.p))
     return out
 

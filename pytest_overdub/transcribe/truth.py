@@ -3,15 +3,19 @@
 A part's truth is every heard note (:func:`~pytest_overdub.notes.selection.placed_notes`: muted clips
 skipped, a note cut at its clip's end) of the tracks it names, whose onset lies in the excerpt
 ``[from, to)``; times are seconds from ``from`` at the song's tempo, and a note still sounding at ``to``
-ends there (the mix is cut there). A generated song drops in unchanged: its notes are its truth.
+ends there (the mix is cut there). A ``core.bass`` part is read as its one voice plays it
+(:func:`~pytest_overdub.notes.selection.mono_voice` with ``join_repeats``): each note cut where the next
+starts, and a note re-struck at the same pitch while the last still holds in LEGATO mode is the one long
+note the render plays (no attack, so no onset to hear). A generated song drops in unchanged: its notes are
+its truth.
 """
 
 from __future__ import annotations
 
 from ..errors import TaskError
-from ..notes.selection import placed_notes, resolve_tracks
+from ..notes.selection import MONO_DEVICE, PlacedNote, mono_voice, placed_notes, resolve_tracks
 from ..render.heard import heard_tracks
-from ..song.model import Song
+from ..song.model import Song, Track
 from ..song.timing import TAIL_S, song_end_beats
 from .matching import TimedNote
 from .task import TranscriptionTask
@@ -68,6 +72,13 @@ def reference(task: TranscriptionTask, song: Song) -> dict[str, list[TimedNote]]
         if silent:
             raise TaskError(f"task {task.id}: parts.{part}: track {silent[0]!r} is not heard in the mix")
         notes = [TimedNote(float(n.p), (n.start_beats - lo) * sec, (min(n.end_beats, hi) - lo) * sec)
-                 for t in tracks for n in placed_notes(song, t) if lo <= n.start_beats < hi]
+                 for t in tracks for n in _sounded(t, placed_notes(song, t)) if lo <= n.start_beats < hi]
         out[part] = sorted(notes, key=lambda n: (n.onset_s, n.pitch))
     return out
+
+
+def _sounded(track: Track, notes: list[PlacedNote]) -> list[PlacedNote]:
+    """The notes a track's instrument strikes: a one-voice ``core.bass`` as :func:`mono_voice` plays them."""
+    if track.instrument is not None and track.instrument.device == MONO_DEVICE:
+        return mono_voice(track, notes, join_repeats=True)
+    return notes

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pytest_overdub.errors import TaskError
-from pytest_overdub.notes.selection import PlacedNote, bar_range, placed_notes, resolve_tracks, select
+from pytest_overdub.notes.selection import PlacedNote, bar_range, mono_voice, placed_notes, resolve_tracks, select
 from pytest_overdub.render import render
 from pytest_overdub.render.heard import plays
 from pytest_overdub.song.model import Clip, Instrument, Note, Song, Track
@@ -187,3 +187,24 @@ def test_mono_bass_cuts_a_note_where_the_next_starts():
     got = select(_with_tracks(*START.tracks, _bass(line, other)), start_song=START, tracks=["new"])
     assert [(n.p, n.start_beats, round(n.dur_beats, 9)) for n in got] == [
         (45, 0.0, 0.05), (52, 0.05, 0.95), (57, 0.5, 1.0), (47, 2.0, 1.0)]
+
+
+def test_a_same_pitch_legato_restrike_is_one_held_note_when_repeats_are_joined():
+    """In LEGATO mode core.bass strikes nothing for a note that starts while the last still holds: at the
+    same pitch the voice just runs on, so the line renders sample for sample as the one long note, and a
+    transcription hears one note. A new pitch is a new note; after a gap, or in RETRIG mode, a new strike."""
+    struck = Clip(id="c_s", start=0, length=8, notes=(
+        Note(p=45, t=0, d=1, id="a"), Note(p=45, t=1, d=1, id="b"),   # touching: legato, same pitch
+        Note(p=45, t=1.5, d=1.5, id="c"),                            # overlapping: legato, same pitch
+        Note(p=52, t=3, d=1, id="d"),                                # legato, new pitch
+        Note(p=52, t=4.5, d=1, id="e")))                             # after a gap: struck again
+    held = Clip(id="c_s", start=0, length=8, notes=(
+        Note(p=45, t=0, d=3, id="a"), Note(p=52, t=3, d=1, id="d"), Note(p=52, t=4.5, d=1, id="e")))
+    song = _with_tracks(*START.tracks, _bass(struck))
+    joined = mono_voice(song.tracks[-1], placed_notes(song, song.tracks[-1]), join_repeats=True)
+    assert [(n.p, n.start_beats, n.dur_beats) for n in joined] == [(45, 0, 3), (52, 3, 1), (52, 4.5, 1)]
+    assert len(mono_voice(song.tracks[-1], placed_notes(song, song.tracks[-1]))) == 5
+    one = _with_tracks(*START.tracks, _bass(held))
+    assert np.array_equal(render(song, tracks=["t_mono"]).mix, render(one, tracks=["t_mono"]).mix)
+    retrig = _with_tracks(*START.tracks, _bass(struck, mode="RETRIG"))
+    assert len(mono_voice(retrig.tracks[-1], placed_notes(retrig, retrig.tracks[-1]), join_repeats=True)) == 5

@@ -29,6 +29,17 @@ def test_the_truth_is_the_songs_notes_in_seconds():
                                  TimedNote(72.0, 1.5 * BEAT_92, 2 * BEAT_92)]
 
 
+def test_a_bass_note_restruck_while_it_holds_is_one_note_of_the_truth():
+    """night-shift's bass (core.bass, LEGATO) holds 8 of its 40 notes over a repeat of the same pitch: no
+    attack is rendered there, so the truth is the 32 notes the ear can find, each held to the next."""
+    song = BENCH.song("night-shift")
+    bass = reference(BENCH.task("transcribe-full-band"), song)["bass"]
+    assert len(sum((c.notes for c in song.track("Bass").clips), ())) == 40
+    assert len(bass) == 32
+    assert all(a.offset_s <= b.onset_s + 1e-9 for a, b in zip(bass, bass[1:]))
+    assert all(a.pitch != b.pitch or a.offset_s < b.onset_s - 1e-9 for a, b in zip(bass, bass[1:]))
+
+
 def _task(**kw):
     data = {"id": "transcribe-x", "family": "transcription", "tier": 1, "title": "t", "song": "night-shift",
             "instruction": "Write down the notes of the hook heard in this recording, please.",
