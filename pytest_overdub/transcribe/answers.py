@@ -165,6 +165,14 @@ def _scale_arpeggio(task, song, truth, source) -> Answer:
     return _seconds(out, source, task)
 
 
+def _quarter_tone(task, song, truth, source) -> Answer:
+    """Every true note written a quarter tone off, sharp and flat in turn: exactly between two semitones,
+    no note at a pitch the song plays (it would match either neighbour under an inclusive 50-cent bound)."""
+    out = {part: [TimedNote(n.pitch + (0.5 if i % 2 else -0.5), n.onset_s, n.offset_s) for i, n in enumerate(notes)]
+           for part, notes in truth.items()}
+    return _seconds(out, source, task)
+
+
 def _twice(truth: dict[str, list[TimedNote]], guess: Callable[[TimedNote], TimedNote]) -> dict:
     """Every true note of every part followed by a second guess at it."""
     return {part: [m for n in notes for m in (n, guess(n))] for part, notes in truth.items()}
@@ -183,7 +191,7 @@ def _hedge_onsets(task, song, truth, source) -> Answer:
 MAKERS: dict[str, Callable[[TranscriptionTask, Song, dict[str, list[TimedNote]], str], Answer]] = {
     "truth": _truth, "beats": _beats, "midi": _midi, "played": _played, "every-step": _every_step,
     "octave-off": _octave_off, "scale-arpeggio": _scale_arpeggio, "tempo-off": _tempo_off,
-    "hedge-octaves": _hedge_octaves, "hedge-onsets": _hedge_onsets,
+    "hedge-octaves": _hedge_octaves, "hedge-onsets": _hedge_onsets, "quarter-tone": _quarter_tone,
 }
 
 

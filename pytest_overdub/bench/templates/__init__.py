@@ -31,7 +31,7 @@ from .audio import mastering, mixdown
 
 #: The transcription ladder's near miss and cheats (one list for its four templates).
 TRANSCRIBE = ("tempo-off", "cheat-every-step", "cheat-octave-off", "cheat-scale-arpeggio", "cheat-hedge-octaves",
-              "cheat-hedge-onsets")
+              "cheat-hedge-onsets", "cheat-quarter-tone")
 
 TEMPLATES: dict[str, Template] = {t.id: t for t in (
     Template("device-decaying-instrument", decaying_instrument.TIER, decaying_instrument.build, "device",

@@ -48,6 +48,8 @@ def _answers(gate: str, *, parts: list[str]) -> tuple[Answer, tuple[Answer, ...]
                make="hedge-octaves"),
         Answer("cheat-hedge-onsets", "Every true note written twice, at its onset and a grid step later: "
                "half the notes written are wrong.", [], (f"f1-{gate}", f"surplus-{gate}"), make="hedge-onsets"),
+        Answer("cheat-quarter-tone", "Every true note written a quarter tone sharp and flat in turn: no note "
+               "at a pitch the song plays.", [], every, make="quarter-tone"),
     )
     return oracle, misses
 
