@@ -813,21 +813,36 @@ class BandChangeCheck(_Against):
     read in that many equal spans of time and the value is the largest span's change (the span cut least, or
     raised most): a change made in part of the song only does not average into a whole-song figure. With
     ``channels``, each channel is read on its own and the largest channel's change counts likewise: a cut made
-    in one channel only does not average into the pair's figure."""
+    in one channel only does not average into the pair's figure. ``per: "block"`` reads the change frame by
+    frame (:func:`~pytest_overdub.measure.compare.band_change_blocks_db`: 100 ms frames where the input's band
+    plays, the change nine in ten reach): a cut made in every other bar, second or tenth of a second reads
+    the uncut frames."""
 
     kind: Literal["bandChange"]
     band: tuple[float, float]
     spans: int | None = Field(default=None, ge=2, le=16,
                               description="read in this many equal spans; the largest span's change")
     channels: bool = Field(default=False, description="read each channel on its own; the largest change")
+    per: Literal["file", "block"] = Field(
+        default="file", description="block: the change nine in ten 100 ms frames where the band plays reach")
+
+    @model_validator(mode="after")
+    def _per(self) -> "BandChangeCheck":
+        if self.per == "block" and self.spans is not None:
+            raise ValueError("bandChange reads either spans or per: 'block' (every frame), not both")
+        return self
 
     def value(self, ctx: Any) -> float:
-        from ..measure.compare import band_level_db
+        from ..measure.compare import band_change_blocks_db, band_level_db
         from ..measure.kept import kept
 
         lo, hi = self.band
         k = self.spans or 1
         each = self.channels
+        if self.per == "block":
+            a, b = ctx.get(self.file), ctx.get(self.against)
+            pairs = [(a[c:c + 1], b[c:c + 1]) for c in range(a.shape[0])] if each and a.shape == b.shape else [(a, b)]
+            return max(band_change_blocks_db(x, y, sr=ctx.sr, lo_hz=lo, hi_hz=hi) for x, y in pairs)
 
         def levels(x) -> list[float]:  # an input's: kept for the next answer
             def read() -> list[float]:

@@ -501,6 +501,55 @@ def polarity_blocks_low(answer: np.ndarray, source: np.ndarray, *, sr: int, max_
     return float(r.min())
 
 
+#: Band changes read moment by moment (:func:`band_change_blocks_db`): 100 ms Hann frames, half
+#: overlapped; a frame counts where the source's band plays (within 30 dB of its 90th-percentile frame), and
+#: the value is the change nine in ten of those frames reach.
+BAND_BLOCK_S = 0.1
+BAND_UNDER_DB = 30.0
+BAND_SHARE = 0.9
+
+
+def band_change_blocks_db(answer: np.ndarray, source: np.ndarray, *, sr: int, lo_hz: float, hi_hz: float,
+                          block_s: float = BAND_BLOCK_S, share: float = BAND_SHARE,
+                          under_db: float = BAND_UNDER_DB, max_lag_s: float = 0.02) -> float:
+    """The change (dB) of ``answer``'s power in ``lo_hz <= f < hi_hz`` over ``source``'s, frame by frame, that
+    a ``share`` of the frames where ``source``'s band plays reach: the ``share`` percentile of the changes (0.9:
+    nine in ten frames cut at least this much, or raised at most this much).
+
+    Frames are ``block_s`` long (Hann window, hop half a frame), channels pooled, ``answer`` brought back by
+    its lag within ±``max_lag_s`` (:func:`latency_samples`, either polarity) first. A frame plays when its
+    ``source`` band power is within ``under_db`` of the 90th percentile of ``source``'s frames; a frame
+    ``answer`` leaves silent in the band reads -120 dB. A gain of g dB reads g; a static EQ reads its gain
+    over the band, frame by frame as the music moves in the band; a cut made in every other bar, second or
+    tenth of a second reads the uncut frames' 0 dB. 0.0 when ``source``'s band never plays (nothing to
+    change)."""
+    lag = latency_samples(answer, source, sr=sr, max_lag_s=max_lag_s, either_polarity=True)
+    a = shifted(answer, lag).reshape(-1, np.shape(answer)[-1])
+    s = np.asarray(source, dtype=np.float64).reshape(-1, np.shape(source)[-1])
+    size = max(8, int(round(block_s * sr)))
+    hop = size // 2
+    n = min(a.shape[1], s.shape[1])
+    if n < size or a.shape[0] != s.shape[0]:
+        return band_level_db(answer, sr=sr, lo_hz=lo_hz, hi_hz=hi_hz) - band_level_db(source, sr=sr, lo_hz=lo_hz,
+                                                                                       hi_hz=hi_hz)
+    freqs = np.fft.rfftfreq(size, 1.0 / sr)
+    bins = (freqs >= lo_hz) & (freqs < hi_hz)
+    starts = np.arange(0, n - size + 1, hop)
+    window = np.hanning(size)
+
+    def band_power(x: np.ndarray) -> np.ndarray:  # (channels * frames,)
+        frames = x[:, starts[:, None] + np.arange(size)] * window
+        spec = np.fft.rfft(frames, axis=-1)[..., bins]
+        return (spec.real ** 2 + spec.imag ** 2).sum(axis=-1).ravel()
+
+    pa, ps = band_power(a), band_power(s)
+    if not (ps > 0).any():
+        return 0.0
+    plays = (ps > 0) & (ps >= np.percentile(ps, 90) * 10.0 ** (-under_db / 10.0))
+    change = 10.0 * np.log10(np.maximum(pa[plays], ps[plays] * 1e-12) / ps[plays])
+    return float(np.percentile(change, 100.0 * share))
+
+
 def unexplained_db(answer: np.ndarray, source: np.ndarray, *, sr: int, max_lag_s: float = 0.1,
                    n_fft: int = 8192, band_hz: tuple[float, float] | None = None) -> float:
     """The share of the whole ``answer`` that no filter of ``source`` explains, dB (:func:`incoherent_db` over

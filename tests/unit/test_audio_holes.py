@@ -671,3 +671,47 @@ def test_the_rounding_dependence_is_a_sawtooth_s_rms_for_rounding_and_none_for_t
     for copy in (rounded, noisy, truncated):
         assert rounding_dependence_lsb(copy, x) == pytest.approx(1 / np.sqrt(12), abs=0.01)
     assert rounding_dependence_lsb(chains.dither16(x, seed=1) * step, x) < 0.01
+
+
+def _noise(seconds: float, seed: int) -> np.ndarray:
+    return 0.1 * np.random.default_rng(seed).standard_normal((2, int(seconds * SR)))
+
+
+def test_a_band_change_read_frame_by_frame_is_the_gain_and_a_switched_cut_reads_its_uncut_frames():
+    """A gain of g dB reads g in every frame (a late copy too: the lag is taken out); a static bell reads
+    its cut over the band in nine frames in ten; a cut switched on and off every second, whose quarters
+    each averaged a cut (the ``mud-throughout`` hole), reads 0 dB: its uncut frames. The gate is read from
+    the task file."""
+    from pytest_overdub.bench.audio.chains import eq
+    from pytest_overdub.measure.compare import band_change_blocks_db, band_level_db
+
+    (_, hi), soft = _gate("mixdown-clear-mud", "mud-throughout")
+    x = _noise(8.0, 11)
+    read = lambda y: band_change_blocks_db(y, x, sr=SR, lo_hz=200.0, hi_hz=500.0)
+    assert read(0.5 * x) == pytest.approx(20 * np.log10(0.5), abs=1e-9)
+    late = np.concatenate([np.zeros((2, 480)), 0.5 * x[:, :-480]], axis=1)  # 10 ms late
+    assert read(late) == pytest.approx(20 * np.log10(0.5), abs=0.05)
+    cut = eq(x, mid=-12.0, midf=300, q=0.8)
+    assert read(cut) < hi - soft
+    on = (np.arange(x.shape[1]) // SR) % 2 == 1
+    switched = np.where(on, cut, x)
+    quarters = [band_level_db(switched[:, a:a + 2 * SR], sr=SR, lo_hz=200, hi_hz=500)
+                - band_level_db(x[:, a:a + 2 * SR], sr=SR, lo_hz=200, hi_hz=500) for a in range(0, 8 * SR, 2 * SR)]
+    assert max(quarters) < hi  # every quarter passed
+    assert read(switched) == pytest.approx(0.0, abs=0.2)  # > hi + soft: 0
+
+
+def test_a_cut_switched_faster_than_a_frame_is_no_filter_of_the_input():
+    """Switched every 50 ms the cut averages into each 100 ms frame; the part of the answer no filter of the
+    input explains is about 9 dB under it, where a static bell's is under -27 dB. The noise is low-passed
+    at 800 Hz (a muddy mix's power sits low). Gate from the task file."""
+    import scipy.signal as ss
+
+    from pytest_overdub.bench.audio.chains import eq
+
+    (_, hi), soft = _gate("mixdown-clear-mud", "filtered")
+    x = ss.sosfilt(ss.butter(2, 800, fs=SR, output="sos"), _noise(8.0, 12), axis=1)
+    cut = eq(x, mid=-12.0, midf=300, q=0.8)
+    on = (np.arange(x.shape[1]) // (SR // 20)) % 2 == 1
+    assert unexplained_db(cut, x, sr=SR) < -27.0 < hi
+    assert unexplained_db(np.where(on, cut, x), x, sr=SR) > hi + soft

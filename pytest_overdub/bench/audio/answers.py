@@ -779,6 +779,33 @@ def _mud_scooped(i):
     return {"mix.wav": np.fft.irfft(spec, x.shape[1], axis=1)}
 
 
+def _switched(x: np.ndarray, y: np.ndarray, *, every_s: float) -> np.ndarray:
+    """``x`` and ``y`` in turn, ``every_s`` each, switched over 5 ms (``y`` first, from ``every_s``)."""
+    n = x.shape[1]
+    on = ((np.arange(n) // max(1, int(round(every_s * SR)))) % 2).astype(np.float64)
+    fade = max(1, int(round(0.005 * SR)))
+    on = np.convolve(on, np.ones(fade) / fade, mode="same")
+    return x * (1.0 - on) + y * on
+
+
+@maker("mud.cheat-every-other-second")
+def _mud_every_other_second(i):
+    """The mud cut 12 dB deep in every other second, the seconds between as muddy as they were: each
+    quarter of the song averaged a cut of about 4 dB (1.000 on the published task); the cut nine in ten
+    100 ms moments reach (``mud-throughout``) reads the uncut seconds' 0 dB now."""
+    x = i["mix.wav"]
+    return {"mix.wav": _switched(x, ch.eq(x, mid=-12.0, midf=300, q=0.8), every_s=1.0)}
+
+
+@maker("mud.cheat-flutter")
+def _mud_flutter(i):
+    """The 12 dB cut switched in and out every 50 ms: a 10 Hz flutter on the low mids that every 100 ms moment
+    averages into a cut of about 2 dB (1.000 before the frame-by-frame reading; still 1.5 dB down in each
+    frame). No filter of the input makes it (``filtered``: about 11 dB under the mix, not 20)."""
+    x = i["mix.wav"]
+    return {"mix.wav": _switched(x, ch.eq(x, mid=-12.0, midf=300, q=0.8), every_s=0.05)}
+
+
 @maker("mud.alt-two-bells")
 def _mud_alt(i):
     y = ch.eq(i["mix.wav"], mid=-4.0, midf=250, q=1.2)
