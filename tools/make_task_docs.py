@@ -96,7 +96,7 @@ def _audio_what(c: dict) -> str | None:
     if kind in ("loudness", "truePeak", "plr", "loudnessChange", "clippedAdded", "tonalBalance", "dither"):
         return f"{kind} of `{c['file']}`{against}"
     if kind in ("bandChange", "sideBand"):
-        per = ", 9 in 10 100 ms frames" if c.get("per") == "block" else ""
+        per = (", 9 in 10 100 ms frames" if c.get("per") == "block" else "") + (", mid" if c.get("of") == "mid" else "")
         return f"{kind}{band}{per} of `{c['file']}`{against}"
     if kind == "tailRms":
         return f"tailRms of `{c['file']}`, last {_num(c.get('tail', 0.5))} s"

@@ -813,7 +813,8 @@ class BandChangeCheck(_Against):
     read in that many equal spans of time and the value is the largest span's change (the span cut least, or
     raised most): a change made in part of the song only does not average into a whole-song figure. With
     ``channels``, each channel is read on its own and the largest channel's change counts likewise: a cut made
-    in one channel only does not average into the pair's figure. ``per: "block"`` reads the change frame by
+    in one channel only does not average into the pair's figure. ``of: "mid"`` reads the files' mids
+    (``(L + R) / 2``): a mid/side master that widens the top by cutting the mid shows there. ``per: "block"`` reads the change frame by
     frame (:func:`~pytest_overdub.measure.compare.band_change_blocks_db`: 100 ms frames where the input's band
     plays, the change nine in ten reach): a cut made in every other bar, second or tenth of a second reads
     the uncut frames."""
@@ -825,11 +826,14 @@ class BandChangeCheck(_Against):
     channels: bool = Field(default=False, description="read each channel on its own; the largest change")
     per: Literal["file", "block"] = Field(
         default="file", description="block: the change nine in ten 100 ms frames where the band plays reach")
+    of: Literal["channels", "mid"] = Field(default="channels", description="mid: read the files' mids")
 
     @model_validator(mode="after")
     def _per(self) -> "BandChangeCheck":
         if self.per == "block" and self.spans is not None:
             raise ValueError("bandChange reads either spans or per: 'block' (every frame), not both")
+        if self.of == "mid" and (self.channels or self.per == "block"):
+            raise ValueError("bandChange of: 'mid' reads the one mid signal: not with channels or per: 'block'")
         return self
 
     def value(self, ctx: Any) -> float:
@@ -849,9 +853,11 @@ class BandChangeCheck(_Against):
                 n = x.shape[-1]
                 cuts = [n * i // k for i in range(k + 1)]
                 parts = [x[c:c + 1] for c in range(x.shape[0])] if each else [x]
+                if self.of == "mid":
+                    parts = [_mid(x)[None, :]]
                 return [band_level_db(y[..., a:b], sr=ctx.sr, lo_hz=lo, hi_hz=hi)
                         for y in parts for a, b in zip(cuts, cuts[1:])]
-            return kept(x, f"band-levels {ctx.sr} {lo!r} {hi!r} {k} {each}", read)
+            return kept(x, f"band-levels {ctx.sr} {lo!r} {hi!r} {k} {each} {self.of}", read)
 
         return max(a - b for a, b in zip(levels(ctx.get(self.file)), levels(ctx.get(self.against))))
 
@@ -995,6 +1001,11 @@ class UnexplainedCheck(_Against):
         if self.of == "side":
             a, b = _side(a), _side(b)
         return unexplained_db(a, b, sr=ctx.sr, band_hz=self.band)
+
+
+def _mid(x: Any) -> Any:
+    """``(L + R) / 2`` of a stereo file; a one-channel file is its own mid."""
+    return (x[0] + x[1]) / 2.0 if x.shape[0] == 2 else x[0]
 
 
 def _side(x: Any) -> Any:

@@ -632,6 +632,21 @@ def _midside_noise_widen(i):
     return {"master.wav": ch.left_right(mid, side + noise)}
 
 
+@maker("midside.cheat-mid-cut")
+def _midside_mid_cut(i):
+    """The lows made mono as the oracle does, and the top "widened" by taking the mid above 4 kHz 3 dB down,
+    the side left as it was: the side-to-mid ratio there rises 3 dB and the side is the mix's own, so every
+    other check passed (1.000); the mix's centre lost its air. ``mid-top`` reads the mid's top now."""
+    from ...dsp.compiled import SOS
+    from ...dsp.filters import Crossover
+
+    base = ch.ms_master(i["mix.wav"], mono_below_hz=120, wide_above_hz=4000, wide_db=0.0)
+    mid, side = ch.mid_side(base)
+    split = Crossover(freq_hz=4000, sr=SR, loop=SOS)
+    low, top = split.split(mid[None, :])
+    return {"master.wav": ch.left_right((low + top * 10 ** (-3.0 / 20))[0], split.allpass(side[None, :])[0])}
+
+
 @maker("midside.cheat-highpass")
 def _midside_hp(i):
     return {"master.wav": ch.eq(i["mix.wav"], hp=120)}

@@ -56,7 +56,7 @@ TEMPLATES: dict[str, Template] = {t.id: t for t in (
     Template("master-match-reference", mastering.TIER, mastering.match_reference, "mastering",
              misses=("bleed", "swapped", "cheat-blend", "cheat-reference", "cheat-tilt"), answer=("mix.wav",)),
     Template("master-mid-side", mastering.TIER, mastering.mid_side, "mastering",
-             misses=("swapped", "cheat-highpass", "cheat-mono", "cheat-noise-widen", "cheat-widen-all"),
+             misses=("swapped", "cheat-highpass", "cheat-mid-cut", "cheat-mono", "cheat-noise-widen", "cheat-widen-all"),
              answer=("master.wav",)),
     Template("master-streaming-single", mastering.TIER, mastering.streaming_single, "mastering",
              misses=("swapped", "cheat-click-trains", "cheat-clipped", "cheat-no-dither", "cheat-noise-after-rounding",
