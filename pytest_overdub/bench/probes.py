@@ -8,9 +8,11 @@ gain 0 dB and centred; master at 0 dB with no inserts) and a test source:
 * ``bench.sine``: a sine at the note's pitch, amplitude 0.25·velocity, 10 ms linear fades.
 
 Echo checks render one click at beat 0 at each tempo; the envelope is the peak |x| per 1 ms frame; the
-dry hit is the peak in the first 20 ms after the onset; the echo is the peak from 40 ms to 2 s after it.
-The *first repeat* is the first 1 ms frame in that window within 6 dB of the window's peak, located to
-the sample by the largest |x| in the 20 ms that follow it. Decay checks play probe notes 4 s apart at
+dry hit is the peak in the first 20 ms after the onset; the echo is the peak from 15 ms to 2 s after it
+(the click has fallen 43 dB by 15 ms). The *first repeat* is the first 1 ms frame in that window within
+6 dB of the window's peak or within 30 dB of the dry hit, whichever comes first (a flam 30 ms after the
+hit, or a quieter sixteenth before the dotted eighth, is a repeat: it is heard), located to the sample
+by the largest |x| in the 20 ms that follow it. Decay checks play probe notes 4 s apart at
 120 bpm, velocity 0.8 unless the check draws it, on the instrument alone, with 10 ms frames; the same
 notes give ``notePitch`` and ``noteLength`` (the readings in bench/device_checks.py). Tone checks play 1 s
 tones 4 beats apart at 120 bpm and compare the RMS over 0.4-0.9 s of each tone with inserts and without.
@@ -40,6 +42,8 @@ from .context import Context
 CLICK_ID = "bench.click"
 SINE_ID = "bench.sine"
 PROBE_TEMPO = 120.0
+REPEAT_GAP_S = 0.015     # echo checks look for repeats from 15 ms after the dry click's peak
+REPEAT_FLOOR_DB = -30.0  # ... and anything within 30 dB of the dry hit there is a repeat (docs/checks.md)
 
 
 class Click(Instrument):
@@ -131,12 +135,13 @@ def echo_figures(x: np.ndarray, *, sr: int) -> tuple[float, float, float]:
     dry_end = seconds_to_frames(0.020, sr=sr)
     dry_at = int(np.argmax(mono[:dry_end]))
     dry = float(mono[dry_at])
-    lo_f = (dry_at + seconds_to_frames(0.040, sr=sr)) // frame
+    lo_f = (dry_at + seconds_to_frames(REPEAT_GAP_S, sr=sr)) // frame
     hi_f = min(n, (dry_at + seconds_to_frames(2.0, sr=sr)) // frame)
     window = env[lo_f:hi_f]
     if window.size == 0 or window.max() <= 0:
         return dry, 0.0, math.inf
-    first = lo_f + int(np.argmax(window >= 0.5 * window.max()))
+    floor = min(0.5 * window.max(), dry * 10 ** (REPEAT_FLOOR_DB / 20))
+    first = lo_f + int(np.argmax(window >= floor))
     a, b = first * frame, min(len(mono), first * frame + seconds_to_frames(0.020, sr=sr))
     at = a + int(np.argmax(mono[a:b]))
     return dry, float(mono[at]), (at - dry_at) / sr * 1000.0

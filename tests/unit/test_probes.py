@@ -232,3 +232,43 @@ def test_decay_figures_read_each_window_alone_as_from_the_whole_renders_envelope
         assert secs == ((above[-1] + 1) * frame / sr if above.size else 0.0)
         assert peak == float(20 * np.log10(max(env.max(), 1e-6)))
     assert got[1][0] == pytest.approx(0.3 * np.log(0.8 / 1e-3), abs=0.02)  # a 0.3 s decay to -60 dBFS
+
+
+TAPS = """
+def process(x, params, ctx):
+    taps = {taps}
+    longest = max(int(round(s * ctx.sr)) for s, _ in taps)
+    n = x.shape[1]
+    hist = ctx.state.get("hist", np.zeros((2, longest)))
+    buf = np.concatenate([hist, x], axis=1)
+    ctx.state["hist"] = buf[:, -longest:]
+    y = x.copy()
+    for s, g in taps:
+        d = int(round(s * ctx.sr))
+        y += g * buf[:, longest - d: longest - d + n]
+    return y
+"""
+
+
+@pytest.mark.parametrize("taps, want_ms", [
+    # a flam: a copy 30 ms after the hit at half level is the first repeat, 420 ms early
+    (((0.030, 0.5), (0.450, 0.5)), 420.0),
+    # a sixteenth (150 ms at 100 bpm) 16 dB down before a louder dotted eighth is the first repeat
+    (((0.150, 0.16), (0.450, 0.5)), 300.0),
+    # 34 dB down it is under the 30 dB floor: the dotted eighth is the first repeat
+    (((0.150, 0.02), (0.450, 0.5)), 0.0),
+])
+def test_a_repeat_within_30_db_of_the_hit_is_the_first_whenever_it_comes(taps, want_ms):
+    ctx = _ctx(TAPS.format(taps=taps), "effect", "Snaps")
+    assert value(_echo("echoTime", beats=0.75, tempos=[100]), ctx) == pytest.approx(want_ms, abs=0.1)
+    # on the real snaps (cross-correlation, then the wet part read as sound before its lag)
+    assert value(_check("trackEchoTime", track="Snaps", beats=0.75), ctx) == pytest.approx(want_ms, abs=1.5)
+
+
+def test_a_dry_passed_at_another_gain_is_no_early_repeat():
+    # the dry 1.4 dB down and one repeat at 450 ms: the wet part (out - bypass) holds -0.15 x the dry from
+    # the hit on, which the projection on the bypass takes out
+    kernel = TAPS.format(taps=((0.450, 0.5),)).replace("y = x.copy()", "y = 0.85 * x")
+    ctx = _ctx(kernel, "effect", "Snaps")
+    assert value(_check("trackEchoTime", track="Snaps", beats=0.75), ctx) == pytest.approx(0.0, abs=0.1)
+    assert value(_check("trackDryKept", track="Snaps"), ctx) == pytest.approx(1.41, abs=0.02)
