@@ -38,11 +38,13 @@ from ..song.model import Master, Song, Track
 
 CENTS_WINDOW = 100.0       # notePitch looks for partials within a semitone of the fundamental
 PROMINENCE_DB = 15.0       # a partial stands this far above the median of the half octave around it
-PARTIAL_RANGE_DB = 30.0    # ... and within this of the note's loudest partial
+PARTIAL_RANGE_DB = 15.0    # ... and within this of the note's loudest partial (docs/checks.md)
 PITCH_WINDOW_S = 0.5       # notePitch reads the first half second after the strike
 TONAL_WINDOW_S = 1.5       # ... and the note's tonal share over its first 1.5 s (it must be gone by then)
 TONAL_MIN = 0.25           # a pitched note holds at least this share of its energy in clear partials
 LENGTH_DROP_DB = 30.0      # noteLength: time until the note falls this far under its own peak
+DECAY_UNDER_PEAK_DB = 40.0  # trackDecay: a note also dies away 40 dB under its own peak ...
+DECAY_FLOOR_DB = -100.0    # ... reading no lower than this
 HIT_S = 0.1                # trackEcho*: the first hit's dry, correlated with the wet part
 
 
@@ -348,10 +350,12 @@ def hit_change_db(dry: np.ndarray, out: np.ndarray, *, sr: int, onsets: list[flo
 
 
 def note_decay_s(x: np.ndarray, *, sr: int, onsets: list[float], threshold_db: float,
-                 max_s: float = 4.0) -> float:
+                 max_s: float = 4.0, under_peak_db: float | None = None) -> float:
     """The slowest note's time from its strike to its last 10 ms frame above ``threshold_db`` dBFS,
     read up to the next onset (or ``max_s``): a note still sounding when the next one strikes reads the
-    whole gap."""
+    whole gap. With ``under_peak_db`` a note's threshold is the lower of ``threshold_db`` and its own peak
+    less ``under_peak_db`` (never under :data:`DECAY_FLOOR_DB`): a part played too quietly to cross
+    ``threshold_db`` must still die away."""
     mono = np.max(np.abs(x), axis=0)
     frame = sr // 100
     worst = 0.0
@@ -363,7 +367,10 @@ def note_decay_s(x: np.ndarray, *, sr: int, onsets: list[float], threshold_db: f
         if n == 0:
             continue
         env = seg[: n * frame].reshape(n, frame).max(axis=1)
-        above = np.nonzero(env > 10 ** (threshold_db / 20))[0]
+        limit_db = threshold_db
+        if under_peak_db is not None:
+            limit_db = max(DECAY_FLOOR_DB, min(threshold_db, float(gain_to_db(env.max())) - under_peak_db))
+        above = np.nonzero(env > 10 ** (limit_db / 20))[0]
         worst = max(worst, (above[-1] + 1) * frame / sr if above.size else 0.0)
     return worst
 
@@ -551,9 +558,13 @@ def track_echo(ctx: Any, track: Track, ref: str, *, beats: float) -> tuple[float
 
 
 def track_decay_s(ctx: Any, track: Track, ref: str, *, threshold_db: float) -> float:
-    """``trackDecay``: the slowest real note's time to fall under ``threshold_db`` (:func:`note_decay_s`)."""
-    x = _played(ctx, track, ref)
-    return note_decay_s(x, sr=ctx.sr, onsets=onsets_s(ctx.song, track), threshold_db=threshold_db)
+    """``trackDecay``: the slowest real note's time to fall under ``threshold_db``, or 40 dB under its own
+    peak if that is lower (:func:`note_decay_s`), through the track's inserts: a reverb that rings the
+    notes on, or an instrument played 64 dB down and brought back up by gain inserts, is what is heard."""
+    _played(ctx, track, ref)  # a track without an instrument is the task's error
+    x = real_pair(ctx, track)[1] if track.inserts else _played(ctx, track, ref)
+    return note_decay_s(x, sr=ctx.sr, onsets=onsets_s(ctx.song, track), threshold_db=threshold_db,
+                        under_peak_db=DECAY_UNDER_PEAK_DB)
 
 
 def track_notes_value(ctx: Any, track: Track, ref: str, *, kind: str) -> float:

@@ -52,6 +52,15 @@ def test_a_bell_with_inharmonic_partials_and_a_hum_counts_one_without_its_fundam
     assert dc.partial_cents(_stereo(_decaying(262.0, partials=hollow)), sr=SR, f0_hz=262.0) == math.inf
 
 
+def test_a_fundamental_more_than_15_db_under_the_loudest_partial_is_not_the_note():
+    # a tone a fifth up with the note's own tone 25 dB (0.056) under it is heard at the fifth
+    fifth = ((1.5, 1.0), (1.0, 0.056))
+    assert dc.partial_cents(_stereo(_decaying(262.0, partials=fifth)), sr=SR, f0_hz=262.0) == math.inf
+    # 12 dB (0.25) under it, the note's tone is still a clear part of the sound
+    near = ((1.5, 1.0), (1.0, 0.25))
+    assert dc.partial_cents(_stereo(_decaying(262.0, partials=near)), sr=SR, f0_hz=262.0) < 0.5
+
+
 def test_a_click_and_a_noise_burst_have_no_pitch():
     click = np.zeros(SR // 2)
     click[:3] = 0.5
@@ -202,6 +211,19 @@ def test_a_note_still_ringing_at_the_next_onset_reads_the_whole_gap():
 
 
 # --- seeds --------------------------------------------------------------------------------------------
+
+def test_a_note_too_quiet_to_cross_the_threshold_must_still_die_40_db_under_its_peak():
+    # an organ at -64 dBFS held for 2 s never crosses -60 dBFS; 40 dB under its own peak it holds 2 s
+    t = np.arange(int(2.4 * SR)) / SR
+    organ = _stereo(10 ** (-64 / 20) * np.sin(2 * np.pi * 262.0 * t) * (t < 2.0))
+    assert dc.note_decay_s(organ, sr=SR, onsets=[0.0], threshold_db=-60) == 0.0
+    assert dc.note_decay_s(organ, sr=SR, onsets=[0.0], threshold_db=-60, under_peak_db=40) == \
+        pytest.approx(2.0, abs=0.01)
+    # a loud note keeps the absolute threshold: T60 0.8 s from 0 dBFS falls under -60 dBFS at 0.8 s
+    bell = _stereo(_decaying(262.0, t60_s=0.8, n_s=2.0))
+    assert dc.note_decay_s(bell, sr=SR, onsets=[0.0], threshold_db=-60, under_peak_db=40) == \
+        pytest.approx(0.8, abs=0.011)
+
 
 def test_the_probe_seed_ignores_the_hash_seed_and_follows_the_kernel():
     script = ("from pytest_overdub.bench.device_checks import probe_seed;"

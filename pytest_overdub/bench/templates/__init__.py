@@ -35,8 +35,9 @@ TRANSCRIBE = ("tempo-off", "cheat-every-step", "cheat-octave-off", "cheat-scale-
 
 TEMPLATES: dict[str, Template] = {t.id: t for t in (
     Template("device-decaying-instrument", decaying_instrument.TIER, decaying_instrument.build, "device",
-             misses=("sustains", "cheat-clicks", "cheat-faint-tone", "cheat-ground-scale", "cheat-noise-burst",
-                    "cheat-one-pitch", "cheat-probe-notes", "cheat-probe-tempo")),
+             misses=("sustains", "cheat-clicks", "cheat-faint-tone", "cheat-ground-scale", "cheat-long-reverb",
+                    "cheat-noise-burst", "cheat-one-pitch", "cheat-probe-notes", "cheat-probe-tempo",
+                    "cheat-quiet-organ", "cheat-under-a-fifth")),
     Template("device-dotted-echo", dotted_echo.TIER, dotted_echo.build, "device",
              misses=("straight-eighth", "cheat-first-hit-only", "cheat-flam", "cheat-ground-draws", "cheat-house-delay",
                     "cheat-lone-click", "cheat-probe-only", "cheat-quarter-note", "cheat-sixteenth",

@@ -64,9 +64,10 @@ def build(made: Generated, variant_id: str):
         f"A Bell track rings the {hook.name.lower()}'s downbeat note an octave up in every bar of the chorus, "
         "but it plays on a pad that holds every note, so the bell smears. Write your own instrument for the "
         "bell track: define it with device.define and set it as Bell's instrument (a house instrument does "
-        "not count). Every note, short or held, at any pitch and level, falls under -60 dBFS within 1.5 s of "
-        "being struck, on the bell part itself and on any other notes; every note, on the bell part and "
-        "elsewhere, sounds at its pitch (its fundamental a clear partial within 25 cents; inharmonic "
+        "not count). Every note, short or held, at any pitch and level, falls under -60 dBFS (and 40 dB under "
+        "its own peak) within 1.5 s of being struck, on any notes and on the bell part itself as the track "
+        "plays it, through its inserts; every note, on the bell part and elsewhere, sounds at its pitch (its "
+        "fundamental a clear partial within 25 cents, no more than 15 dB under its loudest; inharmonic "
         "overtones are fine) and rings for a musical length (at least 0.1 s before it falls 30 dB under its "
         "peak); the quietest note peaks above -30 dBFS and none above -1 dBFS.")
     fields = {"family": "device", "title": "Build an instrument that dies away", "instruction": instruction,
