@@ -46,7 +46,7 @@ def test_rumble_setup_leaves_the_chords_part_the_agents_chain_and_a_hum(seed):
     assert len(drone) == 2 * len(hum)
     assert {n.p for n in drone} == set(drone_pitches(v.made.truth.key.tonic_pc, v.made.truth.key.mode)[1:])
     tracked = [c.track for c in v.task.checks if getattr(c, "track", None)]
-    assert len(tracked) == 8 and set(tracked) == {chords.name}
+    assert len(tracked) == 12 and set(tracked) == {chords.name}  # the published task's 12 device checks
 
 
 @pytest.mark.parametrize("seed", SEEDS)

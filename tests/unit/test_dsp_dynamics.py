@@ -118,11 +118,18 @@ def test_window_max_equals_maximum_filter1d(size):
         window_max(x, size=2.5)
 
 
+#: The compiled loops call the C library's exp and log10; numpy's array exp and log10 are its own SIMD code
+#: on a CPU with AVX-512 (numpy's X86_V4 dispatch), which differ from the C library's by an ulp, and a gain
+#: smoothed over a block carries that to about 1e-14 (seen on an AMD EPYC with AVX-512; bit for bit on
+#: CPUs without it). Any change to the formulas moves the samples by far more than this.
+SAME_MATHS_RTOL = 1e-12
+
+
 @pytest.mark.parametrize("knee_db, makeup_db", [(6.0, 0.0), (0.0, 2.0), (10.0, -3.0)])
 def test_one_pass_compressor_gives_the_samples_of_its_detector_and_gain_law(knee_db, makeup_db):
     """``core.comp``'s pass == its gain reduction then ``x · db_to_gain(makeup - gr)`` (numpy's exp on the
-    whole array), bit for bit, on bursts, a fade through the knee and digital silence, in uneven blocks,
-    state carried."""
+    whole array), to the last few ulps (:data:`SAME_MATHS_RTOL`), on bursts, a fade through the knee and
+    digital silence, in uneven blocks, state carried."""
     from pytest_overdub.devices.dynamics import Compressor
     from pytest_overdub.dsp.levels import db_to_gain
 
@@ -139,13 +146,13 @@ def test_one_pass_compressor_gives_the_samples_of_its_detector_and_gain_law(knee
     gr = split.gain_reduction_db(x, p)
     want = x * db_to_gain(makeup_db - gr)[None, :]
     assert gr.max() > 6.0 and (gr == 0.0).any()  # it compressed, and it rested
-    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(got, want, rtol=SAME_MATHS_RTOL, atol=0.0)
 
 
 def test_limiter_compiled_need_and_gain_give_the_samples_of_the_array_formulas():
     """``core.limiter``'s need (``max(20·log10(peak) - target, 0)``, its log skipped under the target) and
-    its gain (``y · db_to_gain(-att)``, skipped at 0 dB) compiled == the same formulas on whole arrays, bit
-    for bit, on a signal that stays under the ceiling, crosses it and rests in silence."""
+    its gain (``y · db_to_gain(-att)``, skipped at 0 dB) compiled == the same formulas on whole arrays, to the
+    last few ulps, on a signal that stays under the ceiling, crosses it and rests in silence."""
     from pytest_overdub.devices import dynamics as dyn
     from pytest_overdub.dsp.levels import db_to_gain
 
@@ -176,4 +183,4 @@ def test_limiter_compiled_need_and_gain_give_the_samples_of_the_array_formulas()
     got = dyn.Limiter(sr=48000, tempo_bpm=120, seed=0, params=p).process(x, p)
     want = ArrayLimiter(sr=48000, tempo_bpm=120, seed=0, params=p).process(x, p)
     assert np.abs(got).max() < 10 ** (-1 / 20) and np.abs(got).max() > 0.8  # it limited, to the ceiling
-    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(got, want, rtol=SAME_MATHS_RTOL, atol=0.0)
