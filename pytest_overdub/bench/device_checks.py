@@ -45,6 +45,7 @@ TONAL_MIN = 0.25           # a pitched note holds at least this share of its ene
 LENGTH_DROP_DB = 30.0      # noteLength: time until the note falls this far under its own peak
 DECAY_UNDER_PEAK_DB = 40.0  # trackDecay: a note also dies away 40 dB under its own peak ...
 DECAY_FLOOR_DB = -100.0    # ... reading no lower than this
+REPEAT_FLOOR_DB = -30.0    # echo checks: wet sound within this of the dry hit is a repeat (docs/checks.md)
 HIT_S = 0.1                # trackEcho*: the first hit's dry, correlated with the wet part
 
 
@@ -287,7 +288,7 @@ def echo_repeat(dry: np.ndarray, out: np.ndarray, *, sr: int, lo_ms: float = 40.
 
 
 def early_wet_ms(dry: np.ndarray, out: np.ndarray, *, sr: int, start_s: float, before_ms: float,
-                 floor_db: float = -30.0) -> float:
+                 floor_db: float = REPEAT_FLOOR_DB) -> float:
     """When the wet part sounds before its first repeat: the first 1 ms frame in the ``before_ms`` after the
     hit at ``start_s`` where the wet part (out − dry, less its projection on the dry there, so that a dry
     passed at another gain adds nothing) peaks within ``floor_db`` of the dry hit's peak, in ms after the
@@ -511,7 +512,8 @@ def real_pair(ctx: Any, track: Track, *, inserts_too: bool = True) -> tuple[np.n
     """(bypass, with inserts) renders of the real track, cached on the context for its other checks."""
     key = ("device_checks.real", track.model_dump_json(), inserts_too)
     if key not in ctx._values:
-        dry = _render(ctx, track_song(ctx.song, track, inserts=False))
+        other = ctx._values.get(key[:2] + (not inserts_too,))  # the bypass either way renders once
+        dry = other[0] if other else _render(ctx, track_song(ctx.song, track, inserts=False))
         out = _render(ctx, track_song(ctx.song, track, inserts=True)) if inserts_too else None
         ctx._values[key] = (dry, out)
     return ctx._values[key]
@@ -561,8 +563,9 @@ def track_decay_s(ctx: Any, track: Track, ref: str, *, threshold_db: float) -> f
     """``trackDecay``: the slowest real note's time to fall under ``threshold_db``, or 40 dB under its own
     peak if that is lower (:func:`note_decay_s`), through the track's inserts: a reverb that rings the
     notes on, or an instrument played 64 dB down and brought back up by gain inserts, is what is heard."""
-    _played(ctx, track, ref)  # a track without an instrument is the task's error
-    x = real_pair(ctx, track)[1] if track.inserts else _played(ctx, track, ref)
+    x = _played(ctx, track, ref)
+    if track.inserts:
+        x = real_pair(ctx, track)[1]
     return note_decay_s(x, sr=ctx.sr, onsets=onsets_s(ctx.song, track), threshold_db=threshold_db,
                         under_peak_db=DECAY_UNDER_PEAK_DB)
 

@@ -38,12 +38,12 @@ from ..errors import TaskError
 from ..song.model import Clip, Master, Note, Song, Track
 from ..song.timing import seconds_to_frames
 from .context import Context
+from .device_checks import REPEAT_FLOOR_DB
 
 CLICK_ID = "bench.click"
 SINE_ID = "bench.sine"
 PROBE_TEMPO = 120.0
 REPEAT_GAP_S = 0.015     # echo checks look for repeats from 15 ms after the dry click's peak
-REPEAT_FLOOR_DB = -30.0  # ... and anything within 30 dB of the dry hit there is a repeat (docs/checks.md)
 
 
 class Click(Instrument):
